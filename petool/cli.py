@@ -1,0 +1,188 @@
+"""The ``petool`` command: a thin shell over the library, subcommands in pipeline order."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from petool.schema import SETTINGS, setting_list
+
+CONVERT_TARGETS = {
+    "release": "entries -> a folder of user_entries_test_{p,r,c,none}.json (the authors' release format)",
+    "combined": "entries -> one file in the early combined format (.json or .json.gz)",
+    "lf-sft": "entries -> a folder of LLaMA-Factory SFT files user_entries_sft_{p,r,c}.json + dataset_info.json",
+    "trl-sft": "entries or a LLaMA-Factory SFT file -> TRL prompt/completion JSONL",
+    "lf-dpo": "a TRL preference JSONL -> LLaMA-Factory DPO JSON + dataset_info.json",
+    "trl-dpo": "a LLaMA-Factory DPO file -> TRL conversational preference JSONL",
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="petool", description="Personalized tool learning: PEToolBench data, models, scoring, training.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("eval", help="run a model or baseline over entries and score it")
+    p.add_argument("--data", required=True, help="entries: early combined file, release file or folder")
+    p.add_argument("--settings", default="p,r,c", help="comma list of p, r, c, none (default p,r,c)")
+    p.add_argument("--model", required=True, help="baseline:<rule>, openai:<name>, a path, a Hub id, or 'default'")
+    p.add_argument("--adapter", default=None, help="LoRA adapter folder, or 'default' for the shipped PEToolLLaMA")
+    p.add_argument("--mode", default="petool", choices=["petool", "paper"], help="generation mode (language models)")
+    p.add_argument("--style", default=None, help="prompt style: paper or compact (default: the mode's own)")
+    p.add_argument("--parse", default="robust", choices=["paper", "robust"], help="how outputs are parsed")
+    p.add_argument("--limit", type=int, default=None, help="use only the first N entries")
+    p.add_argument("--seed", type=int, default=0, help="seed for baselines that draw at random")
+    p.add_argument("--out", required=True, help="run folder: config.json, predictions.jsonl, metrics.json")
+    p.add_argument("--db", default=None, help="also import the run into this SQLite store")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+
+    p = sub.add_parser("score", help="score a JSON list of responses against entries")
+    p.add_argument("--data", required=True, help="entries: early combined file, release file or folder")
+    p.add_argument("--responses", required=True, help='JSON list of {"entry_id", "setting", "response"}')
+    p.add_argument("--parse", default="robust", choices=["paper", "robust"], help="how responses are parsed")
+    p.add_argument("--settings", default=None, help="settings to score (default: those in the responses)")
+    p.add_argument("--json", action="store_true", help="print the metrics as JSON")
+
+    p = sub.add_parser("convert", help="convert between PEToolBench, LLaMA-Factory and TRL files")
+    p.add_argument("input", help="entries (file or folder) or a training file")
+    p.add_argument("--to", required=True, choices=sorted(CONVERT_TARGETS), help="; ".join(f"{k}: {v}" for k, v in CONVERT_TARGETS.items()))
+    p.add_argument("--out", required=True, help="output file or folder")
+    p.add_argument("--settings", default="p,r,c", help="settings to write (entries only)")
+    p.add_argument("--style", default="paper", help="prompt style for training files made from entries")
+
+    p = sub.add_parser("baselines", help="list the rule baselines usable as --model baseline:<rule>")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not args.command:
+        parser.print_help()
+        return 0
+    try:
+        return COMMANDS[args.command](args)
+    except ValueError as exc:
+        print(f"petool {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted: rerun the same command to resume", file=sys.stderr)
+        return 130
+
+
+def _load(path: str):
+    from petool.formats import load_entries
+
+    result = load_entries(path)
+    for problem in result.problems:
+        print(f"warning: skipped {problem}", file=sys.stderr)
+    if not result.entries:
+        raise ValueError(f"{path}: no usable entries")
+    return result.entries
+
+
+def cmd_eval(args) -> int:
+    from petool.evaluate import evaluate, make_predictor
+    from petool.scoring import format_table
+
+    entries = _load(args.data)
+    settings = setting_list(args.settings)
+    predictor = make_predictor(args.model, adapter=args.adapter, mode=args.mode, style=args.style, seed=args.seed)
+    config = {"data": str(Path(args.data).resolve()), "mode": args.mode, "style": args.style, "adapter": args.adapter, "seed": args.seed}
+    metrics = evaluate(entries, settings, predictor, args.out, args.limit, args.parse, not args.no_progress, config)
+    print(format_table(metrics["by_setting"], ["setting", "n", "tool_acc", "param_acc"]))
+    if args.db:
+        from petool.store import Store
+
+        run_id = Store(args.db).import_run(args.out)
+        print(f"imported as run {run_id} into {args.db}")
+    print(f"wrote {Path(args.out) / 'predictions.jsonl'} and metrics.json")
+    return 0
+
+
+def cmd_score(args) -> int:
+    from petool.evaluate import compute_metrics, score_responses
+    from petool.formats import read_json
+    from petool.scoring import format_table
+
+    entries = _load(args.data)
+    responses = read_json(args.responses)
+    if not isinstance(responses, list):
+        raise ValueError(f"{args.responses}: expected a JSON list of responses")
+    settings = setting_list(args.settings) if args.settings else None
+    metrics = compute_metrics(score_responses(entries, responses, args.parse, settings))
+    if args.json:
+        print(json.dumps(metrics, indent=2))
+    else:
+        print(format_table(metrics["by_setting"], ["setting", "n", "tool_acc", "param_acc"]))
+    return 0
+
+
+def cmd_convert(args) -> int:
+    from petool import formats
+
+    src, out = Path(args.input), Path(args.out)
+    if args.to in ("lf-dpo", "trl-dpo"):
+        if args.to == "lf-dpo":
+            pairs, problems = formats.read_trl_preferences(src)
+            formats.write_lf_dpo(pairs, out / "user_entries_dpo.json")
+            formats.write_dataset_info(out, {"user_entries_dpo": ("user_entries_dpo.json", True)})
+        else:
+            pairs, problems = formats.read_lf_dpo(src)
+            formats.write_trl_preferences(pairs, out)
+        _warn(problems)
+        print(f"wrote {len(pairs)} pairs to {out}")
+        return 0
+    if args.to == "trl-sft" and src.is_file() and _looks_like_lf_sft(src):
+        examples, problems = formats.read_lf_sft(src)
+        _warn(problems)
+        formats.write_trl_sft(examples, out)
+        print(f"wrote {len(examples)} examples to {out}")
+        return 0
+    entries = _load(args.input)
+    settings = setting_list(args.settings, SETTINGS + ("none",))
+    if args.to == "release":
+        paths = formats.write_release_files(entries, out, settings)
+    elif args.to == "combined":
+        paths = [formats.write_combined(entries, out)]
+    elif args.to == "lf-sft":
+        names = {}
+        paths = []
+        for s in settings:
+            rows = [formats.entry_to_sft(e, s, args.style) for e in entries if s in e.settings]
+            name = formats.SFT_FILE.format(setting=s)
+            paths.append(formats.write_lf_sft(rows, out / name))
+            names[name.removesuffix(".json")] = (name, False)
+        paths.append(formats.write_dataset_info(out, names))
+    else:
+        rows = [formats.entry_to_sft(e, s, args.style) for e in entries for s in settings if s in e.settings]
+        paths = [formats.write_trl_sft(rows, out)]
+    print("wrote " + ", ".join(str(p) for p in paths))
+    return 0
+
+
+def _looks_like_lf_sft(path: Path) -> bool:
+    head = path.read_bytes()[:4096].decode("utf-8", "ignore")
+    return '"output"' in head and '"api_call_ground_truth"' not in head
+
+
+def _warn(problems: list[str]) -> None:
+    for problem in problems:
+        print(f"warning: skipped {problem}", file=sys.stderr)
+
+
+def cmd_baselines(args) -> int:
+    from petool.baselines import BASELINES
+
+    for name, meaning in BASELINES.items():
+        print(f"baseline:{name:<10} {meaning}")
+    return 0
+
+
+COMMANDS = {
+    "eval": cmd_eval,
+    "score": cmd_score,
+    "convert": cmd_convert,
+    "baselines": cmd_baselines,
+}

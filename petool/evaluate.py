@@ -1,0 +1,205 @@
+"""Run a model over entries, store every prediction as it comes, and compute the metrics.
+
+A run folder holds ``config.json`` (what ran), ``predictions.jsonl`` (one line per entry and
+setting, appended and flushed as each finishes, so an interrupted run resumes where it stopped)
+and ``metrics.json`` (aggregates by setting and error code).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import time
+from pathlib import Path
+from typing import Any, Iterable, Protocol
+
+from petool.parsing import PARSE_MODES, parse_call
+from petool.schema import Entry, Generation
+from petool.scoring import SCORER_VERSION, aggregate, error_counts, score_call
+
+BENCHMARK_VERSION = "petoolbench-format/1"
+
+
+class Predictor(Protocol):
+    """Anything that answers an entry in a setting: rule baselines, local models, API models."""
+
+    name: str
+
+    def generate(self, entry: Entry, setting: str) -> Generation: ...
+
+
+def make_predictor(model: str, adapter: str | None = None, mode: str = "petool", style: str | None = None, seed: int = 0, **model_kwargs: Any) -> Predictor:
+    """Resolve a ``--model`` value into a predictor.
+
+    Args:
+        model: ``baseline:<rule>`` (see petool.baselines.BASELINES), ``openai:<name>`` for an
+            OpenAI-compatible endpoint, or a local path / Hub id / ``default`` for a causal LM.
+        adapter: a LoRA adapter folder or ``default`` (language models only).
+        mode, style: generation mode and prompt style (language models only).
+    """
+    from petool.baselines import BASELINES, RuleBaseline
+
+    if model.startswith("baseline:") or model in BASELINES:
+        if adapter:
+            raise ValueError("--adapter applies to language models, not to rule baselines")
+        return RuleBaseline(model.removeprefix("baseline:"), seed=seed)
+    if model.startswith("openai:"):
+        from petool.remote import OpenAIPredictor
+
+        return OpenAIPredictor(model.removeprefix("openai:"), style=style or "paper", **model_kwargs)
+    from petool.models import load_predictor
+
+    return load_predictor(model=model, adapter=adapter, mode=mode, style=style, **model_kwargs)
+
+
+def record_for(entry: Entry, setting: str, model: str, generation: Generation | None, parse_mode: str, model_error: str = "") -> dict:
+    """One prediction line: the raw output, the parsed call, the verdicts and the cost."""
+    parsed = parse_call(generation.text, parse_mode) if generation else None
+    score = score_call(entry, setting, parsed)
+    if model_error:
+        score.error = score.param_error = "model:error"
+    return {
+        "entry_id": entry.entry_id,
+        "setting": setting,
+        "model": model,
+        "raw": generation.text if generation else None,
+        "call": score.call.to_json() if score.call else None,
+        "parse_detail": parsed.detail if parsed else model_error,
+        "tool_ok": score.tool_ok,
+        "params_ok": score.params_ok,
+        "error": score.error,
+        "param_error": score.param_error,
+        "gold": entry.ground_truth.to_json(),
+        "latency_s": round(generation.latency_s, 4) if generation else None,
+        "prompt_tokens": generation.prompt_tokens if generation else None,
+        "output_tokens": generation.output_tokens if generation else None,
+        "category": entry.category,
+        "history_length": entry.history_length,
+        "cluster_size": len(entry.cluster_candidates()),
+    }
+
+
+def read_predictions(path: str | os.PathLike) -> list[dict]:
+    """Prediction lines of a run; a torn last line (a crash mid-write) is skipped."""
+    path = Path(path)
+    if not path.exists():
+        return []
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    return rows
+
+
+def compute_metrics(records: list[dict]) -> dict:
+    """Metrics of a run: accuracy by setting (and overall), error shares, cost per prediction."""
+    latencies = sorted(r["latency_s"] for r in records if r.get("latency_s") is not None)
+    return {
+        "scorer_version": SCORER_VERSION,
+        "n": len(records),
+        "by_setting": aggregate(records, ["setting"]),
+        "overall": aggregate([{**r, "all": "all"} for r in records], ["all"]),
+        "errors": error_counts(records, ["setting"]),
+        "median_latency_s": latencies[len(latencies) // 2] if latencies else None,
+    }
+
+
+def evaluate(
+    entries: list[Entry],
+    settings: Iterable[str],
+    predictor: Predictor,
+    out_dir: str | os.PathLike,
+    limit: int | None = None,
+    parse_mode: str = "robust",
+    progress: bool = True,
+    config: dict | None = None,
+) -> dict:
+    """Run ``predictor`` on each entry in each setting, resuming a run already in ``out_dir``.
+
+    Args:
+        entries: the entries; the first ``limit`` are used when given.
+        settings: any of p, r, c, none; an entry lacking a setting's history is skipped for it.
+        out_dir: the run folder (created); predictions already there are kept and not redone.
+        config: extra facts to record in config.json (data path, mode, style…).
+    Returns:
+        The metrics dict also written to ``out_dir/metrics.json``.
+    """
+    if parse_mode not in PARSE_MODES:
+        raise ValueError(f"unknown parse mode {parse_mode!r}; valid: {', '.join(PARSE_MODES)}")
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    settings = list(settings)
+    chosen = entries[:limit] if limit else entries
+    run_config = {
+        "model": predictor.name,
+        "predictor": predictor.describe() if hasattr(predictor, "describe") else {"model": predictor.name},
+        "settings": settings,
+        "parse_mode": parse_mode,
+        "limit": limit,
+        "n_entries": len(chosen),
+        "scorer_version": SCORER_VERSION,
+        "benchmark_version": BENCHMARK_VERSION,
+        "python": platform.python_version(),
+        **(config or {}),
+    }
+    config_path = out / "config.json"
+    if config_path.exists():
+        previous = json.loads(config_path.read_text(encoding="utf-8"))
+        if previous.get("model") != predictor.name:
+            raise ValueError(f"{out} holds a run of {previous.get('model')!r}; use another --out for {predictor.name!r}")
+    config_path.write_text(json.dumps(run_config, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
+
+    pred_path = out / "predictions.jsonl"
+    done = {(str(r["entry_id"]), r["setting"]) for r in read_predictions(pred_path)}
+    jobs = [(e, s) for e in chosen for s in settings if s in e.settings and (e.key, s) not in done]
+    bar = _progress(len(jobs), progress, desc=predictor.name)
+    with pred_path.open("a", encoding="utf-8") as f:
+        for entry, setting in jobs:
+            try:
+                generation, error = predictor.generate(entry, setting), ""
+            except Exception as exc:  # one failing entry must not lose the rest of a long run
+                generation, error = None, f"{type(exc).__name__}: {exc}"
+            row = record_for(entry, setting, predictor.name, generation, parse_mode, error)
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+            f.flush()
+            if bar:
+                bar.update(1)
+    if bar:
+        bar.close()
+    metrics = compute_metrics(read_predictions(pred_path))
+    metrics["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S")
+    (out / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n", encoding="utf-8")
+    return metrics
+
+
+def score_responses(entries: list[Entry], responses: list[dict], parse_mode: str = "robust", settings: Iterable[str] | None = None) -> list[dict]:
+    """Score ``{"entry_id", "setting", "response"}`` items; entries without a response count as wrong.
+
+    The settings scored are ``settings`` or, by default, those that occur in the responses.
+    """
+    by_key: dict[tuple[str, str], str] = {}
+    for i, item in enumerate(responses):
+        if not isinstance(item, dict) or "entry_id" not in item or "setting" not in item:
+            raise ValueError(f"response #{i} must be an object with entry_id, setting and response")
+        by_key[(str(item["entry_id"]), item["setting"])] = item.get("response")
+    settings = list(settings) if settings else sorted({s for _, s in by_key})
+    records = []
+    for entry in entries:
+        for setting in settings:
+            if setting not in entry.settings:
+                continue
+            text = by_key.get((entry.key, setting))
+            generation = Generation(text) if text is not None else None
+            records.append(record_for(entry, setting, "responses", generation, parse_mode))
+    return records
+
+
+def _progress(total: int, enabled: bool, desc: str):
+    if not enabled or total == 0:
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=desc, unit="entry", dynamic_ncols=True)

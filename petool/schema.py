@@ -1,0 +1,269 @@
+"""Typed records shared by every stage: tools, calls, turns, entries, predictions, scores.
+
+They mirror PEToolBench's JSON shapes (see PETOOLBENCH.md §3) so that ``to_json`` of each
+record gives back the exact dict the authors' files hold, key order included.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+SETTINGS = ("p", "r", "c")
+"""Preferred-only, rating-integrated, chronological."""
+
+ALL_SETTINGS = SETTINGS + ("none",)
+"""The three history settings plus the no-history ablation."""
+
+SETTING_NAMES = {
+    "p": "preferred-only",
+    "r": "rating-integrated",
+    "c": "chronological",
+    "none": "no history",
+}
+
+_NAME_RE = re.compile(r"^<(?P<category>.*?)>\.<(?P<tool>.*)>\.<(?P<api>.*)>$", re.S)
+
+
+def split_tool_name(full_name: str) -> tuple[str, str, str] | None:
+    """Split ``<Category>.<Tool>.<API>`` into its three parts, or None if it has another shape.
+
+    Example:
+        >>> split_tool_name("<Travel>.<flight | flight aggregator>.<flight>")
+        ('Travel', 'flight | flight aggregator', 'flight')
+    """
+    m = _NAME_RE.match(full_name) if isinstance(full_name, str) else None
+    return (m["category"], m["tool"], m["api"]) if m else None
+
+
+def join_tool_name(category: str, tool: str, api: str) -> str:
+    """Build the ``<Category>.<Tool>.<API>`` string PEToolBench compares exactly.
+
+    Example:
+        >>> join_tool_name("Music", "Spotify", "Get playlist")
+        '<Music>.<Spotify>.<Get playlist>'
+    """
+    return f"<{category}>.<{tool}>.<{api}>"
+
+
+def provider_of(full_name: str) -> str:
+    """The tool (provider) part of a full API name: preferences attach to it, not to the API."""
+    parts = split_tool_name(full_name)
+    return f"{parts[0]}.{parts[1]}" if parts else full_name
+
+
+def setting_list(text: str, allowed: tuple[str, ...] = ALL_SETTINGS) -> list[str]:
+    """Parse a comma list of settings such as ``"p,r,c"``; unknown names raise ValueError."""
+    items = [s.strip() for s in text.split(",") if s.strip()]
+    bad = [s for s in items if s not in allowed]
+    if bad or not items:
+        raise ValueError(f"unknown setting(s) {bad or text!r}; valid: {', '.join(allowed)}")
+    return list(dict.fromkeys(items))
+
+
+@dataclass
+class Parameter:
+    """One API parameter as ToolBench describes it (type strings are kept verbatim)."""
+
+    name: str
+    type: str = "STRING"
+    description: str = ""
+    default: Any = ""
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "type": self.type, "description": self.description, "default": self.default}
+
+    @classmethod
+    def from_json(cls, d: dict) -> "Parameter":
+        if not isinstance(d, dict) or not isinstance(d.get("name"), str):
+            raise ValueError(f"a parameter must be an object with a string 'name', got {_short(d)}")
+        return cls(d["name"], d.get("type", "STRING"), d.get("description", ""), d.get("default", ""))
+
+
+@dataclass
+class Tool:
+    """A callable API as it appears in a candidate list (``tool_name`` is the full name)."""
+
+    name: str
+    description: str = ""
+    required_parameters: list[Parameter] = field(default_factory=list)
+    optional_parameters: list[Parameter] = field(default_factory=list)
+
+    @property
+    def parameter_names(self) -> list[str]:
+        return [p.name for p in self.required_parameters + self.optional_parameters]
+
+    def to_json(self) -> dict:
+        return {
+            "tool_name": self.name,
+            "tool_description": self.description,
+            "required_parameters": [p.to_json() for p in self.required_parameters],
+            "optional_parameters": [p.to_json() for p in self.optional_parameters],
+        }
+
+    @classmethod
+    def from_json(cls, d: dict) -> "Tool":
+        if not isinstance(d, dict) or not isinstance(d.get("tool_name"), str):
+            raise ValueError(f"a candidate tool must be an object with a string 'tool_name', got {_short(d)}")
+        return cls(
+            d["tool_name"],
+            d.get("tool_description", "") or "",
+            [Parameter.from_json(p) for p in d.get("required_parameters") or []],
+            [Parameter.from_json(p) for p in d.get("optional_parameters") or []],
+        )
+
+
+@dataclass
+class ToolCall:
+    """One tool call: the model's answer, a history turn's call, or a gold answer."""
+
+    tool_name: str
+    parameters: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return {"tool_name": self.tool_name, "parameters": self.parameters}
+
+    def to_text(self) -> str:
+        """The call as one line of JSON, the way PEToolBench's SFT outputs write it."""
+        return json.dumps(self.to_json(), ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, d: Any) -> "ToolCall":
+        if not isinstance(d, dict) or not isinstance(d.get("tool_name"), str):
+            raise ValueError(f"a tool call must be an object with a string 'tool_name', got {_short(d)}")
+        params = d.get("parameters", {})
+        if not isinstance(params, dict):
+            raise ValueError(f"'parameters' must be an object, got {_short(params)}")
+        return cls(d["tool_name"], params)
+
+
+@dataclass
+class Turn:
+    """One past interaction: an instruction and the call made for it (rating only in setting r)."""
+
+    instruction: str
+    call: ToolCall
+    rating: int | None = None
+
+    def to_json(self) -> dict:
+        d = {"instruction": self.instruction, "tool_call": self.call.to_json()}
+        if self.rating is not None:
+            d["rating"] = self.rating
+        return d
+
+    @classmethod
+    def from_json(cls, d: Any) -> "Turn":
+        if not isinstance(d, dict) or not isinstance(d.get("instruction"), str):
+            raise ValueError(f"a history turn must be an object with a string 'instruction', got {_short(d)}")
+        rating = d.get("rating")
+        if rating is not None and rating not in (0, 1):
+            raise ValueError(f"a turn's rating must be 0 or 1, got {rating!r}")
+        return cls(d["instruction"], ToolCall.from_json(d.get("tool_call")), rating)
+
+
+@dataclass
+class Entry:
+    """One benchmark instance: a user's histories, a query, candidates and the gold call.
+
+    ``histories`` maps a setting (p, r, c) to its turns; a release file carries one setting, the
+    early combined file all three. ``cluster`` lists the full names of the APIs functionally
+    equivalent to the ground truth (ground truth included) when the data says so.
+    """
+
+    entry_id: Any
+    query: str
+    candidates: list[Tool]
+    ground_truth: ToolCall
+    histories: dict[str, list[Turn]] = field(default_factory=dict)
+    history_length: int | None = None
+    category: str | None = None
+    cluster: list[str] = field(default_factory=list)
+    func: str | None = None
+    preferred_tools: list[str] = field(default_factory=list)
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def settings(self) -> list[str]:
+        """The settings this entry can be run in (its histories, plus the no-history ablation)."""
+        return [s for s in SETTINGS if s in self.histories] + ["none"]
+
+    @property
+    def key(self) -> str:
+        return str(self.entry_id)
+
+    def candidate(self, name: str) -> Tool | None:
+        return next((t for t in self.candidates if t.name == name), None)
+
+    def cluster_candidates(self) -> list[Tool]:
+        """Candidates functionally equivalent to the ground truth (itself included), in order."""
+        names = set(self.cluster) | {self.ground_truth.tool_name}
+        return [t for t in self.candidates if t.name in names]
+
+    def history(self, setting: str) -> list[Turn]:
+        if setting == "none":
+            return []
+        if setting not in self.histories:
+            raise ValueError(f"entry {self.entry_id} has no history for setting {setting!r}; it has {sorted(self.histories)}")
+        return self.histories[setting]
+
+
+@dataclass
+class Generation:
+    """What a model returned for one prompt, with the cost of getting it."""
+
+    text: str
+    latency_s: float = 0.0
+    prompt_tokens: int | None = None
+    output_tokens: int | None = None
+
+
+@dataclass
+class Score:
+    """One prediction judged against its entry. ``error`` is ``"ok"`` or a ``stage:reason`` code."""
+
+    entry_id: Any
+    setting: str
+    tool_ok: bool
+    params_ok: bool
+    error: str
+    param_error: str
+    call: ToolCall | None = None
+
+    def to_json(self) -> dict:
+        return {
+            "entry_id": self.entry_id,
+            "setting": self.setting,
+            "tool_ok": self.tool_ok,
+            "params_ok": self.params_ok,
+            "error": self.error,
+            "param_error": self.param_error,
+            "call": self.call.to_json() if self.call else None,
+        }
+
+
+@dataclass
+class SFTExample:
+    """A supervised example: system prompt, user query, target call text."""
+
+    system: str
+    user: str
+    output: str
+
+
+@dataclass
+class PreferenceExample:
+    """A DPO pair on one prompt: the call to prefer and the call to reject."""
+
+    system: str
+    user: str
+    chosen: str
+    rejected: str
+    source: str = ""
+    weight: float = 1.0
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
