@@ -153,6 +153,7 @@ def evaluate(
     config_path.write_text(json.dumps(run_config, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
 
     pred_path = out / "predictions.jsonl"
+    _drop_torn_tail(pred_path)
     done = {(str(r["entry_id"]), r["setting"]) for r in read_predictions(pred_path)}
     jobs = [(e, s) for e in chosen for s in settings if s in e.settings and (e.key, s) not in done]
     bar = _progress(len(jobs), progress, desc=predictor.name)
@@ -195,6 +196,16 @@ def score_responses(entries: list[Entry], responses: list[dict], parse_mode: str
             generation = Generation(text) if text is not None else None
             records.append(record_for(entry, setting, "responses", generation, parse_mode))
     return records
+
+
+def _drop_torn_tail(path: Path) -> None:
+    """Cut a last line left half-written by a crash, so appended lines start on a fresh line."""
+    if not path.exists():
+        return
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        with path.open("r+b") as f:
+            f.truncate(data.rfind(b"\n") + 1)
 
 
 def _progress(total: int, enabled: bool, desc: str):

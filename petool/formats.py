@@ -143,7 +143,7 @@ def entry_from_json(d: Any) -> tuple[Entry, str]:
         preferred_tools=list(d.get("tool_comb") or []),
         extra={k: d[k] for k in ("api_ground_truth", "apis_same_func", "num_tools_combined", "user") if k in d},
     )
-    kind = "combined" if len(histories) > 1 or "apis_candidate" in d else "release"
+    kind = "combined" if len(histories) > 1 else "release"
     return entry, kind
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from petool.schema import Entry, Tool, Turn
+from petool.schema import Entry, Tool, Turn, provider_of
 
 TASK_WITH_HISTORY = (
     "Your task is to use a tool that not only meets real-time user instructions "
@@ -51,7 +51,7 @@ OUTPUT_FORMAT = (
     "Begin!\n"
 )
 
-STYLES = ("paper",)
+STYLES = ("paper", "compact")
 """Prompt styles ``render_system_prompt`` knows."""
 
 
@@ -89,6 +89,8 @@ def render_system_prompt(entry: Entry, setting: str, style: str = "paper", histo
     turns = entry.history(setting) if history is None else history
     if style == "paper":
         return paper_prompt(setting, turns, entry.candidates)
+    if style == "compact":
+        return compact_prompt(setting, turns, entry.candidates)
     raise ValueError(f"unknown prompt style {style!r}; valid: {', '.join(STYLES)}")
 
 
@@ -131,3 +133,98 @@ def _loads(text: str, what: str) -> list:
     if not isinstance(value, list):
         raise ValueError(f"the {what} block must be a JSON list, got {type(value).__name__}")
     return value
+
+
+# --- compact style -------------------------------------------------------------------------
+# The same task in about a fifth of the tokens, with the evidence spelled out per candidate: a
+# 135M model cannot match a query to a function or count a tool's uses in a 20-turn JSON history
+# unaided (BRIEF.md, feasibility probe), but it can learn to read "tool used 3x, liked 2".
+
+COMPACT_TASK = "Pick the one tool call that fulfils the user's instruction and fits the user's preferences."
+COMPACT_TASK_WITHOUT_HISTORY = "Pick the one tool call that fulfils the user's instruction."
+COMPACT_EVIDENCE = {
+    "p": "The user's {n} past calls show which tools they prefer: a tool used more often is more preferred.",
+    "r": "The user rated each of their {n} past calls: liked = satisfied, disliked = not; prefer tools the user liked, avoid tools they disliked.",
+    "c": "The user's {n} past calls are in time order: a tool used later is more preferred than one used earlier.",
+}
+COMPACT_CANDIDATES_HEADER = "Candidates (name; what it does; parameters, * = required; the user's history with its tool):"
+COMPACT_OUTPUT = (
+    'Answer with only the call as one line of JSON: {"tool_name": "<name from the list>", '
+    '"parameters": {"parameter": value}}'
+)
+COMPACT_DESCRIPTION_WORDS = 20
+
+
+def short_description(text: str, max_words: int = COMPACT_DESCRIPTION_WORDS) -> str:
+    """The first sentence of a tool description, at most ``max_words`` words, on one line.
+
+    Example:
+        >>> short_description("List properties. Filters apply.  Ex: x")
+        'List properties.'
+    """
+    words = " ".join((text or "").split())
+    if not words:
+        return "(no description)"
+    first = words.split(". ", 1)[0]
+    first = first if first.endswith(".") or first == words else first + "."
+    parts = first.split(" ")
+    return " ".join(parts[:max_words]) + (" ..." if len(parts) > max_words else "")
+
+
+def tool_evidence(tool_name: str, setting: str, history: list[Turn]) -> str:
+    """What the history says about the candidate's tool (provider): uses, ratings, last position.
+
+    Example:
+        >>> from petool.schema import ToolCall
+        >>> h = [Turn("a", ToolCall("<X>.<T>.<f>"), 1), Turn("b", ToolCall("<X>.<T>.<g>"), 0)]
+        >>> tool_evidence("<X>.<T>.<f>", "r", h)
+        'tool used 2x (this API 1x), liked 1, disliked 1'
+    """
+    provider = provider_of(tool_name)
+    uses = [i for i, t in enumerate(history) if provider_of(t.call.tool_name) == provider]
+    if not uses:
+        return "tool never used"
+    same_api = sum(history[i].call.tool_name == tool_name for i in uses)
+    text = f"tool used {len(uses)}x" + (f" (this API {same_api}x)" if same_api else "")
+    if setting == "r":
+        liked = sum(history[i].rating == 1 for i in uses)
+        disliked = sum(history[i].rating == 0 for i in uses)
+        text += f", liked {liked}, disliked {disliked}"
+    if setting == "c":
+        text += f", last at call {uses[-1] + 1} of {len(history)}"
+    return text
+
+
+def compact_candidate(index: int, tool: Tool, setting: str, history: list[Turn]) -> str:
+    """One candidate block of the compact prompt (name, description, parameters, evidence)."""
+    params = [p.name + "*" for p in tool.required_parameters] + [p.name for p in tool.optional_parameters]
+    lines = [
+        f"{index}. {tool.name}",
+        f"   does: {short_description(tool.description)}",
+        f"   parameters: {', '.join(params) if params else 'none'}",
+    ]
+    if setting != "none":
+        lines.append(f"   history: {tool_evidence(tool.name, setting, history)}")
+    return "\n".join(lines)
+
+
+def compact_prompt(setting: str, history: list[Turn], candidates: list[Tool]) -> str:
+    """Render petool's compact system prompt: a pure function of (setting, history, candidates).
+
+    Example:
+        >>> print(compact_prompt("none", [], [Tool("<A>.<B>.<c>", "Does c.")]))
+        Pick the one tool call that fulfils the user's instruction.
+        Candidates (name; what it does; parameters, * = required; the user's history with its tool):
+        1. <A>.<B>.<c>
+           does: Does c.
+           parameters: none
+        Answer with only the call as one line of JSON: {"tool_name": "<name from the list>", "parameters": {"parameter": value}}
+    """
+    if setting == "none":
+        head = [COMPACT_TASK_WITHOUT_HISTORY]
+    elif setting in COMPACT_EVIDENCE:
+        head = [COMPACT_TASK, COMPACT_EVIDENCE[setting].format(n=len(history))]
+    else:
+        raise ValueError(f"unknown setting {setting!r}; valid: p, r, c, none")
+    blocks = [compact_candidate(i, t, setting, history) for i, t in enumerate(candidates, 1)]
+    return "\n".join(head + [COMPACT_CANDIDATES_HEADER] + blocks + [COMPACT_OUTPUT])

@@ -130,11 +130,11 @@ def error_counts(records: Iterable[dict], by: Iterable[str] = ("setting",)) -> l
 
 
 def format_table(rows: list[dict], columns: list[str] | None = None) -> str:
-    """A plain-text table of rows; floats in (0, 1] print as percentages."""
+    """A plain-text table of rows; accuracy and share columns print as percentages."""
     if not rows:
         return "(no rows)"
     columns = columns or list(rows[0])
-    cells = [[_cell(r.get(c)) for c in columns] for r in rows]
+    cells = [[_cell(r.get(c), c.endswith(("_acc", "share"))) for c in columns] for r in rows]
     widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(columns)]
     lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths))]
     lines.append("  ".join("-" * w for w in widths))
@@ -142,9 +142,9 @@ def format_table(rows: list[dict], columns: list[str] | None = None) -> str:
     return "\n".join(lines)
 
 
-def _cell(value: Any) -> str:
+def _cell(value: Any, percent: bool) -> str:
     if isinstance(value, float):
-        return f"{100 * value:.1f}%"
+        return f"{100 * value:.1f}%" if percent else f"{value:.3g}"
     return "" if value is None else str(value)
 
 

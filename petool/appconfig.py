@@ -1,0 +1,130 @@
+"""The web app's configuration: a validated dataclass read from environment variables.
+
+| variable | meaning | default |
+|---|---|---|
+| PETOOL_DB | SQLite file of users, entries, runs, labels, jobs | /data/petool.db when /data is writable (Spaces persistent storage), else ./data/petool.db |
+| PETOOL_MODEL | base model: ``default`` (bundled SmolLM2), a folder, a Hub id, or ``baseline:<rule>`` | default |
+| PETOOL_ADAPTER | LoRA adapter compared against the base (``default`` = the shipped PEToolLLaMA, ``none``) | default |
+| PETOOL_DEMO | demo mode: training disabled (1/0, true/false) | 1 on a Space, else 0 |
+| PETOOL_AUTH | ``user:pass,user2:pass2``: require a login (the user name becomes the annotator) | none |
+| PETOOL_DATA | extra entries file or folder offered in the builder | ../shared/petoolbench/early_test_dev.json.gz when present |
+| PETOOL_EXPORTS | folder for exported pair files | <db folder>/exports |
+| PETOOL_QUEUE | most requests waiting for the model | 16 |
+| GRADIO_SERVER_NAME / GRADIO_SERVER_PORT | where to listen | 127.0.0.1 / 7860 (0.0.0.0 on a Space) |
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping
+
+SPACE_DATA = Path("/data")
+DEV_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "petoolbench" / "early_test_dev.json.gz"
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+@dataclass
+class AppConfig:
+    """Everything the app needs to start; ``from_env`` fills it, ``__post_init__`` checks it."""
+
+    db_path: str = "data/petool.db"
+    model: str = "default"
+    adapter: str | None = "default"
+    demo: bool = False
+    auth: list[tuple[str, str]] = field(default_factory=list)
+    data_path: str | None = None
+    export_dir: str | None = None
+    queue_size: int = 16
+    server_name: str = "127.0.0.1"
+    server_port: int = 7860
+    on_space: bool = False
+    ephemeral: bool = False
+
+    def __post_init__(self):
+        if not self.db_path:
+            raise ValueError("PETOOL_DB must not be empty")
+        if not self.model:
+            raise ValueError("PETOOL_MODEL must not be empty")
+        if not 1 <= self.queue_size <= 1000:
+            raise ValueError(f"PETOOL_QUEUE must be between 1 and 1000, got {self.queue_size!r}")
+        if not 0 < self.server_port < 65536:
+            raise ValueError(f"GRADIO_SERVER_PORT must be a port number, got {self.server_port!r}")
+        if self.adapter in ("", "none"):
+            self.adapter = None
+        self.export_dir = self.export_dir or str(Path(self.db_path).resolve().parent / "exports")
+
+    @property
+    def storage_notice(self) -> str:
+        """A line for the page header: where data lives and whether it survives a restart."""
+        if self.ephemeral:
+            return (
+                f"⚠️ Storage is ephemeral: `{self.db_path}` is lost when this Space restarts. "
+                "Download the database or exports, or enable persistent storage (/data)."
+            )
+        return f"Data is stored in `{self.db_path}`."
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> "AppConfig":
+        """Read the variables in this module's table; invalid values raise ValueError naming them."""
+        env = os.environ if env is None else env
+        on_space = bool(env.get("SPACE_ID"))
+        persistent = SPACE_DATA.is_dir() and os.access(SPACE_DATA, os.W_OK)
+        db_path = env.get("PETOOL_DB") or (str(SPACE_DATA / "petool.db") if persistent else "data/petool.db")
+        data_path = env.get("PETOOL_DATA") or (str(DEV_DATA) if DEV_DATA.exists() else None)
+        return cls(
+            db_path=db_path,
+            model=env.get("PETOOL_MODEL", "default"),
+            adapter=env.get("PETOOL_ADAPTER", "default"),
+            demo=_bool(env.get("PETOOL_DEMO"), "PETOOL_DEMO", default=on_space),
+            auth=parse_auth(env.get("PETOOL_AUTH", "")),
+            data_path=data_path,
+            export_dir=env.get("PETOOL_EXPORTS"),
+            queue_size=_int(env.get("PETOOL_QUEUE"), "PETOOL_QUEUE", 16),
+            server_name=env.get("GRADIO_SERVER_NAME") or ("0.0.0.0" if on_space else "127.0.0.1"),
+            server_port=_int(env.get("GRADIO_SERVER_PORT"), "GRADIO_SERVER_PORT", 7860),
+            on_space=on_space,
+            ephemeral=on_space and not Path(db_path).resolve().is_relative_to(SPACE_DATA),
+        )
+
+
+def parse_auth(text: str) -> list[tuple[str, str]]:
+    """``"ann:pw1,bob:pw2"`` -> [("ann", "pw1"), ("bob", "pw2")]; a malformed item raises ValueError.
+
+    Example:
+        >>> parse_auth("ann:secret")
+        [('ann', 'secret')]
+    """
+    pairs = []
+    for item in (text or "").split(","):
+        item = item.strip()
+        if not item:
+            continue
+        user, sep, password = item.partition(":")
+        if not sep or not user or not password:
+            raise ValueError(f"PETOOL_AUTH items must look like user:password, got {user or item!r}")
+        pairs.append((user, password))
+    return pairs
+
+
+def _bool(value: str | None, name: str, default: bool) -> bool:
+    if value is None:
+        return default
+    v = value.strip().lower()
+    if v in _TRUE:
+        return True
+    if v in _FALSE:
+        return False
+    raise ValueError(f"{name} must be 1/0, true/false, yes/no or on/off, got {value!r}")
+
+
+def _int(value: str | None, name: str, default: int) -> int:
+    if value in (None, ""):
+        return default
+    try:
+        return int(value)
+    except ValueError:
+        raise ValueError(f"{name} must be an integer, got {value!r}") from None

@@ -1,0 +1,262 @@
+"""Plotly figure builders: records in, Figure out. Plus the win-rate statistics behind them.
+
+Records are prediction rows (``Store.predictions()`` or ``predictions.jsonl`` lines: model,
+setting, tool_ok, params_ok, error, category, history_length) and label rows
+(``Store.labels()``). Every builder returns a figure even with no data (it says so inside).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter, defaultdict
+from typing import Iterable
+
+from petool.schema import SETTING_NAMES
+from petool.scoring import aggregate, error_counts, history_bucket
+
+BUCKET_ORDER = ["0-19", "20-39", "40-59", "60-79", "80+", "unknown"]
+SETTING_ORDER = ["p", "r", "c", "none"]
+VERDICT_ORDER = ["A", "B", "tie", "both_bad"]
+OUTCOME = {"win": 1.0, "loss": 0.0, "tie": 0.5}
+"""A tie or a both-bad verdict counts half a win, as in Chatbot Arena's win rates."""
+
+
+# ---------------------------------------------------------------- statistics (pure)
+
+
+def bootstrap_ci(outcomes: list[float], n_boot: int = 2000, level: float = 0.95, seed: int = 0) -> tuple[float, float, float]:
+    """Mean of ``outcomes`` with a percentile bootstrap confidence interval.
+
+    Args:
+        outcomes: one number per label (1 win, 0 loss, 0.5 tie).
+        n_boot: resamples.
+        level: the interval's coverage.
+        seed: makes the interval reproducible.
+    Returns:
+        (mean, low, high); (nan, nan, nan) for no outcomes.
+
+    Example:
+        >>> bootstrap_ci([1, 1, 1])
+        (1.0, 1.0, 1.0)
+    """
+    n = len(outcomes)
+    if n == 0:
+        nan = float("nan")
+        return nan, nan, nan
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level!r}")
+    rng = random.Random(seed)
+    means = sorted(sum(rng.choices(outcomes, k=n)) / n for _ in range(n_boot))
+    tail = (1 - level) / 2
+    lo = means[int(tail * (n_boot - 1))]
+    hi = means[int(round((1 - tail) * (n_boot - 1)))]
+    return sum(outcomes) / n, lo, hi
+
+
+def label_outcome(label: dict, model: str) -> str | None:
+    """``win`` / ``loss`` / ``tie`` for ``model`` in one label, or None if it was not a side."""
+    sides = {"A": label.get("model_a"), "B": label.get("model_b")}
+    if model not in sides.values() or sides["A"] == sides["B"]:
+        return None
+    verdict = label.get("verdict")
+    if verdict in ("tie", "both_bad"):
+        return "tie"
+    if verdict not in sides:
+        return None
+    return "win" if sides[verdict] == model else "loss"
+
+
+def win_rate(labels: Iterable[dict], model: str, opponent: str, **ci) -> dict:
+    """Win rate of ``model`` over ``opponent`` from human labels, with a bootstrap CI.
+
+    Returns:
+        ``{model, opponent, n, wins, losses, ties, rate, low, high}``.
+    """
+    results = [
+        label_outcome(lab, model)
+        for lab in labels
+        if {lab.get("model_a"), lab.get("model_b")} == {model, opponent}
+    ]
+    results = [r for r in results if r is not None]
+    rate, low, high = bootstrap_ci([OUTCOME[r] for r in results], **ci)
+    counts = Counter(results)
+    return {
+        "model": model, "opponent": opponent, "n": len(results), "wins": counts["win"],
+        "losses": counts["loss"], "ties": counts["tie"], "rate": rate, "low": low, "high": high,
+    }
+
+
+def model_pairs(labels: Iterable[dict]) -> list[tuple[str, str]]:
+    """Each unordered pair of models labelled against each other, as (x, y) sorted."""
+    pairs = {tuple(sorted((lab["model_a"], lab["model_b"]))) for lab in labels if lab.get("model_a") and lab.get("model_b") and lab["model_a"] != lab["model_b"]}
+    return sorted(pairs)
+
+
+def win_rates(labels: list[dict], **ci) -> list[dict]:
+    """``win_rate`` for both directions of every labelled pair of models."""
+    rows = []
+    for x, y in model_pairs(labels):
+        rows += [win_rate(labels, x, y, **ci), win_rate(labels, y, x, **ci)]
+    return rows
+
+
+def with_history_flag(records: Iterable[dict]) -> list[dict]:
+    """Records with ``history`` = ``with`` (p, r, c) or ``without`` (the none ablation)."""
+    return [{**r, "history": "without" if r.get("setting") == "none" else "with"} for r in records]
+
+
+# ---------------------------------------------------------------- figures
+
+
+def _empty(title: str, message: str):
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    fig.add_annotation(text=message, showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper", font={"size": 14})
+    fig.update_layout(title=title, xaxis={"visible": False}, yaxis={"visible": False}, height=320)
+    return fig
+
+
+def _ordered(values: Iterable, order: list) -> list:
+    values = list(dict.fromkeys(values))
+    return [v for v in order if v in values] + sorted((v for v in values if v not in order), key=str)
+
+
+def accuracy_figure(records: list[dict], by: str = "setting", color: str = "model", title: str | None = None):
+    """Tool and parameter accuracy (two panels), bars per ``by`` value, one colour per ``color``."""
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    title = title or f"Accuracy by {by}"
+    records = list(records)
+    if not records:
+        return _empty(title, "No predictions yet: run `petool eval` and import the run.")
+    if by == "history_bucket":
+        records = [{**r, "history_bucket": history_bucket(r.get("history_length"))} for r in records]
+    rows = aggregate(records, by=[color, by])
+    order = {"setting": SETTING_ORDER, "history_bucket": BUCKET_ORDER}.get(by, [])
+    xs = _ordered((r[by] for r in rows), order)
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("tool accuracy", "parameter accuracy"), shared_yaxes=True)
+    for group in _ordered((r[color] for r in rows), []):
+        mine = {r[by]: r for r in rows if r[color] == group}
+        for col, metric in ((1, "tool_acc"), (2, "param_acc")):
+            fig.add_trace(
+                go.Bar(
+                    name=str(group), legendgroup=str(group), showlegend=col == 1,
+                    x=[_label(by, x) for x in xs],
+                    y=[mine[x][metric] if x in mine else None for x in xs],
+                    customdata=[mine[x]["n"] if x in mine else 0 for x in xs],
+                    hovertemplate="%{x}: %{y:.1%} (n=%{customdata})<extra>" + str(group) + "</extra>",
+                ),
+                row=1, col=col,
+            )
+    fig.update_yaxes(range=[0, 1], tickformat=".0%")
+    fig.update_layout(title=title, barmode="group", height=380, legend_title_text=color)
+    return fig
+
+
+def history_effect_figure(records: list[dict]):
+    """Tool accuracy with history (p, r, c pooled) vs without (none), per model."""
+    return accuracy_figure(with_history_flag(records), by="history", color="model", title="With vs without history")
+
+
+def bucket_figure(records: list[dict]):
+    """Accuracy by history-length bucket, per model."""
+    return accuracy_figure(records, by="history_bucket", title="Accuracy by history length")
+
+
+def category_figure(records: list[dict], top: int = 15):
+    """Tool accuracy by category (the ``top`` most frequent), per model, as horizontal bars."""
+    import plotly.graph_objects as go
+
+    records = [r for r in records if r.get("category")]
+    if not records:
+        return _empty("Accuracy by category", "No categorised predictions yet.")
+    common = [c for c, _ in Counter(r["category"] for r in records).most_common(top)]
+    rows = aggregate([r for r in records if r["category"] in common], by=["model", "category"])
+    fig = go.Figure()
+    for model in _ordered((r["model"] for r in rows), []):
+        mine = {r["category"]: r for r in rows if r["model"] == model}
+        fig.add_trace(
+            go.Bar(
+                name=str(model), orientation="h", y=common,
+                x=[mine[c]["tool_acc"] if c in mine else None for c in common],
+                customdata=[mine[c]["n"] if c in mine else 0 for c in common],
+                hovertemplate="%{y}: %{x:.1%} (n=%{customdata})<extra></extra>",
+            )
+        )
+    fig.update_xaxes(range=[0, 1], tickformat=".0%")
+    fig.update_layout(title="Tool accuracy by category", barmode="group", height=max(320, 28 * len(common) + 120), yaxis={"autorange": "reversed"})
+    return fig
+
+
+def error_figure(records: list[dict]):
+    """Share of each error code, stacked, one bar per model."""
+    import plotly.graph_objects as go
+
+    records = [r for r in records if r.get("error")]
+    if not records:
+        return _empty("Errors by model", "No predictions yet.")
+    rows = error_counts(records, by=["model"])
+    models = _ordered((r["model"] for r in rows), [])
+    codes = _ordered((r["error"] for r in rows), ["ok"])
+    fig = go.Figure()
+    for code in codes:
+        mine = {r["model"]: r for r in rows if r["error"] == code}
+        fig.add_trace(
+            go.Bar(
+                name=code, x=[str(m) for m in models],
+                y=[mine[m]["share"] if m in mine else 0 for m in models],
+                customdata=[mine[m]["count"] if m in mine else 0 for m in models],
+                hovertemplate="%{x}: %{y:.1%} (%{customdata})<extra>" + code + "</extra>",
+            )
+        )
+    fig.update_yaxes(tickformat=".0%", range=[0, 1])
+    fig.update_layout(title="Error codes by model", barmode="stack", height=400, legend_title_text="error")
+    return fig
+
+
+def label_stats_figure(labels: list[dict]):
+    """Verdict counts per annotator, stacked."""
+    import plotly.graph_objects as go
+
+    if not labels:
+        return _empty("Labels", "No labels yet: compare two calls and give a verdict.")
+    counts: dict[str, Counter] = defaultdict(Counter)
+    for lab in labels:
+        counts[lab.get("annotator") or "?"][lab.get("verdict")] += 1
+    annotators = sorted(counts)
+    fig = go.Figure()
+    for verdict in _ordered((v for c in counts.values() for v in c), VERDICT_ORDER):
+        fig.add_trace(go.Bar(name=verdict, x=annotators, y=[counts[a][verdict] for a in annotators]))
+    fig.update_layout(title=f"Verdicts by annotator ({len(labels)} labels)", barmode="stack", height=340)
+    return fig
+
+
+def win_rate_figure(labels: list[dict], **ci):
+    """Win rate with its bootstrap CI for each direction of each labelled model pair."""
+    import plotly.graph_objects as go
+
+    rows = win_rates(labels, **ci)
+    if not rows:
+        return _empty("Win rate from human labels", "No labels comparing two different models yet.")
+    names = [f"{r['model']}<br>vs {r['opponent']} (n={r['n']})" for r in rows]
+    fig = go.Figure(
+        go.Bar(
+            x=[r["rate"] for r in rows], y=names, orientation="h",
+            error_x={"type": "data", "symmetric": False,
+                     "array": [r["high"] - r["rate"] for r in rows],
+                     "arrayminus": [r["rate"] - r["low"] for r in rows]},
+            hovertemplate="%{x:.1%}<extra></extra>",
+        )
+    )
+    fig.add_vline(x=0.5, line_dash="dot")
+    fig.update_xaxes(range=[0, 1], tickformat=".0%")
+    fig.update_layout(title="Win rate from human labels (ties count half; 95% bootstrap CI)", height=160 + 60 * len(rows))
+    return fig
+
+
+def _label(by: str, value) -> str:
+    if by == "setting":
+        return f"{value} ({SETTING_NAMES.get(value, value)})"
+    return str(value)

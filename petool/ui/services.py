@@ -1,0 +1,266 @@
+"""What every tab shares: the config, the store, the entry pools, and the one model.
+
+No gradio here. The model is built lazily on first use, once per process, and shared by every
+visitor; a lock makes "switch the adapter on/off, then generate" one indivisible step.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from petool.appconfig import AppConfig
+from petool.schema import Entry, Generation, Tool
+from petool.store import Store
+
+log = logging.getLogger(__name__)
+
+BASE = "base"
+TUNED = "PEToolLLaMA"
+BASELINE_CHOICES = ["baseline:rules", "baseline:nohistory", "baseline:random"]
+GENERATED = "generated"
+DEV = "dev (real test entries)"
+SAVED = "saved"
+
+
+@dataclass
+class SideResult:
+    """One model's answer in a comparison."""
+
+    model: str
+    text: str
+    latency_s: float
+    prompt_tokens: int | None = None
+    output_tokens: int | None = None
+    error: str = ""
+
+
+class ModelService:
+    """The shared base model with its adapter toggled per call, plus rule baselines.
+
+    Args:
+        factory: builds the predictor (default: ``petool.models.load_predictor`` from the config);
+            tests pass a scripted fake with the same ``name`` / ``use_adapter`` / ``generate``.
+    """
+
+    def __init__(self, config: AppConfig, factory: Callable[[], Any] | None = None):
+        self.config = config
+        self._factory = factory
+        self._predictor = None
+        self._load_error: str | None = None
+        self._lock = threading.Lock()
+        self._baselines: dict[str, Any] = {}
+
+    @property
+    def loaded(self) -> bool:
+        return self._predictor is not None
+
+    def busy(self) -> bool:
+        return self._lock.locked()
+
+    def predictor(self):
+        """The shared predictor, loaded on first call (raises RuntimeError with the reason)."""
+        if self._predictor is None:
+            with self._lock:
+                if self._predictor is None:
+                    self._predictor = self._build()
+        return self._predictor
+
+    def _build(self):
+        if self._factory is not None:
+            return self._factory()
+        from petool.models import ModelNotFound, load_predictor
+
+        model = self.config.model
+        if model.startswith("baseline:"):
+            from petool.baselines import RuleBaseline
+
+            return RuleBaseline(model.removeprefix("baseline:"))
+        try:
+            return load_predictor(model=model, adapter=self.config.adapter)
+        except ModelNotFound as exc:
+            if self.config.adapter is None:
+                raise RuntimeError(str(exc)) from None
+            # The base alone is still worth comparing (against a baseline); say why the adapter is missing.
+            self._load_error = str(exc)
+            log.warning("loading without adapter: %s", exc)
+            try:
+                return load_predictor(model=model, adapter=None)
+            except ModelNotFound as exc2:
+                raise RuntimeError(str(exc2)) from None
+
+    def has_adapter(self) -> bool:
+        p = self.predictor()
+        return getattr(p, "adapter", None) is not None and hasattr(p, "use_adapter")
+
+    def model_choices(self) -> list[str]:
+        """What the Compare tab offers: the base, the adapter (when there is one), rule baselines."""
+        return [BASE, TUNED, *BASELINE_CHOICES]
+
+    def describe(self) -> dict:
+        if self._predictor is None:
+            return {"loaded": False, "model": self.config.model, "adapter": self.config.adapter}
+        p = self._predictor
+        info = p.describe() if hasattr(p, "describe") else {"name": p.name}
+        if self._load_error:
+            info["adapter_problem"] = self._load_error
+        return {"loaded": True, **info}
+
+    def generate(self, choice: str, entry: Entry, setting: str) -> SideResult:
+        """Answer with ``choice`` (BASE, TUNED or ``baseline:<rule>``); failures become ``error``."""
+        try:
+            if choice.startswith("baseline:"):
+                predictor = self._baseline(choice.removeprefix("baseline:"))
+                gen = predictor.generate(entry, setting)
+                return _side(predictor.name, gen)
+            if choice not in (BASE, TUNED):
+                raise ValueError(f"unknown model choice {choice!r}; valid: {', '.join(self.model_choices())}")
+            predictor = self.predictor()
+            with self._lock:
+                if hasattr(predictor, "use_adapter") and getattr(predictor, "adapter", None) is not None:
+                    predictor.use_adapter(choice == TUNED)
+                elif choice == TUNED:
+                    raise RuntimeError(self._load_error or "no adapter is loaded, so there is no PEToolLLaMA side")
+                name = predictor.name
+                gen = predictor.generate(entry, setting)
+            return _side(name, gen)
+        except Exception as exc:  # a failing model must not take the page down; show why
+            log.exception("generation failed")
+            return SideResult(choice, "", 0.0, error=f"{type(exc).__name__}: {exc}")
+
+    def _baseline(self, rule: str):
+        if rule not in self._baselines:
+            from petool.baselines import RuleBaseline
+
+            self._baselines[rule] = RuleBaseline(rule)
+        return self._baselines[rule]
+
+
+def _side(name: str, gen: Generation) -> SideResult:
+    return SideResult(name, gen.text, gen.latency_s, gen.prompt_tokens, gen.output_tokens)
+
+
+class Services:
+    """Config + store + entry pools + model, built once by ``build_demo``."""
+
+    def __init__(self, config: AppConfig, store: Store | None = None, predictor_factory: Callable[[], Any] | None = None,
+                 generated: list[Entry] | None = None):
+        self.config = config
+        self.store = store or Store(config.db_path)
+        self.model = ModelService(config, predictor_factory)
+        self._generated = generated
+        self._dev: list[Entry] | None = None
+        self._dev_problem = ""
+        self._lock = threading.Lock()
+
+    # -- entry pools
+
+    def generated(self) -> list[Entry]:
+        """Generated benchmark entries (petool.bench), built once; empty without a catalog."""
+        with self._lock:
+            if self._generated is None:
+                self._generated = _build_generated()
+        return self._generated
+
+    def dev(self) -> list[Entry]:
+        """The real dev entries when ../shared is present, marked as test data (never trained on)."""
+        with self._lock:
+            if self._dev is None:
+                self._dev = []
+                path = self.config.data_path
+                if path and Path(path).exists():
+                    from petool.formats import load_entries
+
+                    try:
+                        self._dev = load_entries(path).entries
+                    except ValueError as exc:
+                        self._dev_problem = str(exc)
+                    for e in self._dev:
+                        e.extra["split"] = "test"
+        return self._dev
+
+    def sources(self) -> list[str]:
+        out = [GENERATED] if self.generated() else []
+        if self.dev():
+            out.append(DEV)
+        out.append(SAVED)
+        out += [s for s in self.store.sources() if s.startswith("run:")]
+        return out
+
+    def pool(self, source: str) -> list[Entry]:
+        """Entries of a source (saved and run sources are read from the store)."""
+        if source == GENERATED:
+            return self.generated()
+        if source == DEV:
+            return self.dev()
+        rows = self.store.list_entries(source)
+        return [e for e in (self.store.get_entry(r["id"]) for r in rows) if e is not None]
+
+    def find(self, source: str, key: str) -> Entry | None:
+        if source in (GENERATED, DEV):
+            return next((e for e in self.pool(source) if e.key == str(key)), None)
+        return self.store.get_entry(key=str(key), source=source)
+
+    # -- the tool catalog
+
+    def catalog(self) -> dict[str, Tool]:
+        """Every known API by full name: the shipped catalog when present, plus all pool candidates."""
+        tools: dict[str, Tool] = {}
+        for t in _catalog_tools():
+            tools.setdefault(t.name, t)
+        for e in self.generated() + self.dev():
+            for t in e.candidates:
+                tools.setdefault(t.name, t)
+        return dict(sorted(tools.items()))
+
+    def clusters(self) -> dict[str, list[str]]:
+        """API name -> its functional cluster (names), from the catalog and the entries."""
+        out: dict[str, list[str]] = dict(_catalog_clusters())
+        for e in self.generated() + self.dev():
+            names = list(dict.fromkeys([*e.cluster, e.ground_truth.tool_name]))
+            for n in names:
+                if len(names) > len(out.get(n, [])):
+                    out[n] = names
+        return out
+
+
+def _build_generated() -> list[Entry]:
+    try:
+        from petool import bench
+    except ImportError:
+        return []
+    try:
+        entries = bench.build_entries(n=60, seed=0)
+    except TypeError:
+        entries = bench.build_entries()
+    except Exception:  # a broken generator must not stop the app; the builder still works
+        log.exception("building generated entries failed")
+        return []
+    return list(entries)
+
+
+def _catalog_tools() -> list[Tool]:
+    try:
+        from petool import catalog
+    except ImportError:
+        return []
+    try:
+        cat = catalog.load_catalog()
+        return list(catalog.candidate_tools(cat) if hasattr(catalog, "candidate_tools") else [])
+    except Exception:
+        log.exception("loading the catalog failed")
+        return []
+
+
+def _catalog_clusters() -> dict[str, list[str]]:
+    return {}
+
+
+def shuffle_sides(a: str, b: str, rng: random.Random) -> tuple[str, str, bool]:
+    """Blind mode: put the two models in random order; returns (left, right, swapped)."""
+    swapped = rng.random() < 0.5
+    return (b, a, True) if swapped else (a, b, False)

@@ -1,0 +1,72 @@
+"""Dashboard figures and the win-rate statistics."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from petool import dashboards as d
+
+
+def preds():
+    rows = []
+    for model, ok in (("base", [True, False, False, False]), ("tuned", [True, True, True, False])):
+        for i, setting in enumerate(["p", "r", "c", "none"]):
+            rows.append({"model": model, "setting": setting, "tool_ok": ok[i], "params_ok": True,
+                         "error": "ok" if ok[i] else "tool:preference_mismatch", "category": "Weather" if i % 2 else "Music",
+                         "history_length": 10 * i})
+    return rows
+
+
+def labels(verdicts):
+    return [{"model_a": "base", "model_b": "tuned", "verdict": v, "annotator": "ann"} for v in verdicts]
+
+
+def test_bootstrap_ci_is_deterministic_and_brackets_the_mean():
+    outcomes = [1, 0, 1, 1, 0.5, 1, 0, 1]
+    mean, lo, hi = d.bootstrap_ci(outcomes, seed=3)
+    assert lo <= mean <= hi and (mean, lo, hi) == d.bootstrap_ci(outcomes, seed=3)
+    assert d.bootstrap_ci([1, 1]) == (1.0, 1.0, 1.0)
+    assert all(math.isnan(x) for x in d.bootstrap_ci([]))
+    with pytest.raises(ValueError, match="level"):
+        d.bootstrap_ci([1], level=2)
+
+
+@pytest.mark.parametrize(
+    "label, model, expected",
+    [
+        ({"model_a": "x", "model_b": "y", "verdict": "A"}, "x", "win"),
+        ({"model_a": "x", "model_b": "y", "verdict": "A"}, "y", "loss"),
+        ({"model_a": "x", "model_b": "y", "verdict": "both_bad"}, "y", "tie"),
+        ({"model_a": "x", "model_b": "y", "verdict": "tie"}, "z", None),
+        ({"model_a": "x", "model_b": "x", "verdict": "A"}, "x", None),
+    ],
+)
+def test_label_outcome(label, model, expected):
+    assert d.label_outcome(label, model) == expected
+
+
+def test_win_rate_counts_ties_half():
+    row = d.win_rate(labels(["B", "B", "A", "tie"]), "tuned", "base")
+    assert (row["n"], row["wins"], row["losses"], row["ties"]) == (4, 2, 1, 1)
+    assert row["rate"] == pytest.approx(2.5 / 4)
+    assert len(d.win_rates(labels(["B"]))) == 2
+
+
+def test_figures_have_data():
+    recs = preds()
+    fig = d.accuracy_figure(recs)
+    assert {t.name for t in fig.data} == {"base", "tuned"}
+    tuned_tool = next(t for t in fig.data if t.name == "tuned" and t.xaxis == "x")
+    assert list(tuned_tool.y) == [1.0, 1.0, 1.0, 0.0]
+    hist = d.history_effect_figure(recs)
+    assert set(hist.data[0].x) == {"with", "without"}
+    assert d.bucket_figure(recs).data and d.category_figure(recs).data and d.error_figure(recs).data
+    assert d.label_stats_figure(labels(["A", "B"])).data
+    assert d.win_rate_figure(labels(["A", "B"])).data
+
+
+def test_empty_figures_say_so():
+    for fig in (d.accuracy_figure([]), d.category_figure([]), d.error_figure([]), d.label_stats_figure([]), d.win_rate_figure([])):
+        assert fig.layout.annotations and not fig.data

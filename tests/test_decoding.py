@@ -1,0 +1,94 @@
+"""Structured decoding: schema per entry, grammar-constrained generation on the tiny model, repair."""
+
+import json
+
+import pytest
+
+from petool.decoding import CallGrammar, call_schema, close_call, constrained_generate
+from petool.schema import Parameter, Tool
+from tests.fixtures.entries import FLIGHT, NEWS, WEATHER_A, weather_entry
+
+ODD = Tool('<Ads>.<👋 Demo Project_v12 >.<get {id}/x\\y "q">', "odd characters in the name")
+
+
+def test_schema_is_any_of_candidates_with_optional_declared_parameters():
+    entry = weather_entry()
+    schema = call_schema(entry.candidates)
+    assert [o["properties"]["tool_name"]["const"] for o in schema["anyOf"]] == [t.name for t in entry.candidates]
+    weather = schema["anyOf"][1]["properties"]["parameters"]
+    assert list(weather["properties"]) == ["city", "days", "units"]
+    assert weather["additionalProperties"] is False and "required" not in weather
+
+
+def test_schema_needs_candidates():
+    with pytest.raises(ValueError, match="no candidate tools"):
+        call_schema([])
+
+
+@pytest.fixture(scope="module")
+def tiny(tiny_llama_dir):
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(tiny_llama_dir)
+    model = AutoModelForCausalLM.from_pretrained(tiny_llama_dir).eval()
+    return model, tok, CallGrammar(tok, model.config.vocab_size)
+
+
+def _prompt(tok, text="hello"):
+    return tok(tok.apply_chat_template([{"role": "user", "content": text}], tokenize=False, add_generation_prompt=True), add_special_tokens=False)["input_ids"]
+
+
+@pytest.mark.parametrize("prompt", ["hello", "weather in Rome", "{}{}{}", "ünïcode 📰"])
+def test_random_model_always_writes_a_call_on_a_candidate(tiny, prompt):
+    model, tok, grammar = tiny
+    candidates = weather_entry().candidates + [ODD]
+    result = constrained_generate(model, tok, _prompt(tok, prompt), grammar.matcher(candidates), 200)
+    call = json.loads(tok.decode(result.token_ids, skip_special_tokens=True))
+    assert result.complete
+    tool = next(t for t in candidates if t.name == call["tool_name"])
+    assert set(call["parameters"]) <= set(tool.parameter_names)
+    assert list(call) == ["tool_name", "parameters"]
+
+
+def test_forced_text_is_jumped_not_decoded(tiny):
+    model, tok, grammar = tiny
+    # One candidate without parameters: the whole call is forced but for nothing; no model step.
+    only = [Tool(FLIGHT)]
+    result = constrained_generate(model, tok, _prompt(tok), grammar.matcher([Tool(NEWS)]), 100)
+    assert result.complete and result.model_steps <= 3 and result.forced_tokens > 10
+    result = constrained_generate(model, tok, _prompt(tok), grammar.matcher(only), 100)
+    assert tok.decode(result.token_ids).startswith('{"tool_name": "' + FLIGHT + '", "parameters": {')
+
+
+def test_names_with_quotes_backslashes_and_emoji_round_trip(tiny):
+    model, tok, grammar = tiny
+    result = constrained_generate(model, tok, _prompt(tok), grammar.matcher([ODD]), 100)
+    assert json.loads(tok.decode(result.token_ids))["tool_name"] == ODD.name
+
+
+def test_budget_cut_is_closed_into_a_valid_call(tiny):
+    model, tok, grammar = tiny
+    tool = Tool(WEATHER_A, required_parameters=[Parameter("city")], optional_parameters=[Parameter("days", "NUMBER")])
+    for budget in range(1, 40, 3):
+        result = constrained_generate(model, tok, _prompt(tok), grammar.matcher([tool]), budget)
+        text = tok.decode(result.token_ids)
+        assert len(result.token_ids) <= budget
+        call = json.loads(close_call(text, [tool]))
+        assert call["tool_name"] == WEATHER_A and set(call["parameters"]) <= {"city", "days"}
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ('{"tool_name": "<A>.<B>.<c>", "parameters": {}}', {"tool_name": "<A>.<B>.<c>", "parameters": {}}),
+        ('{"tool_name": "<A>.<B>.<c>", "parameters": {"x": 1, "y": "ab', {"tool_name": "<A>.<B>.<c>", "parameters": {"x": 1}}),
+        ('{"tool_name": "<A>.<B>.<c>", "parameters": {"x": "a\\"b", "y": 12', {"tool_name": "<A>.<B>.<c>", "parameters": {"x": 'a"b'}}),
+        ('{"tool_name": "<A>.<B>.<c>", "parameters": {"x": true, "y"', {"tool_name": "<A>.<B>.<c>", "parameters": {"x": True}}),
+        ('{"tool_name": "<A>.<B>.<d', {"tool_name": "<A>.<B>.<d>", "parameters": {}}),
+        ('{"tool_na', {"tool_name": "<A>.<B>.<c>", "parameters": {}}),
+        ("", {"tool_name": "<A>.<B>.<c>", "parameters": {}}),
+    ],
+)
+def test_close_call_table(text, expected):
+    candidates = [Tool("<A>.<B>.<c>"), Tool("<A>.<B>.<d>")]
+    assert json.loads(close_call(text, candidates)) == expected

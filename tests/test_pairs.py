@@ -1,0 +1,82 @@
+"""Labels -> DPO pairs: one table row per policy rule."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from petool.pairs import PairPolicy, label_pairs, latest_labels, pairs_from_labels
+
+A = {"tool_name": "<W>.<A>.<f>", "parameters": {"x": 1}}
+B = {"tool_name": "<W>.<B>.<f>", "parameters": {"x": 1}}
+G = {"tool_name": "<W>.<G>.<f>", "parameters": {"x": 2}}
+
+
+def t(call):
+    return json.dumps(call, ensure_ascii=False)
+
+
+def lab(verdict, call_a=A, call_b=B, gold=None, **kw):
+    row = {"id": kw.pop("id", 1), "annotator": "ann", "created": "2025-01-01T00:00:00+00:00", "entry_key": "e",
+           "setting": "p", "prompt": "SYS", "query": "Q", "call_a": call_a, "call_b": call_b, "raw_a": "",
+           "raw_b": "", "verdict": verdict, "gold_call": gold, "entry": {"ground_truth": G}}
+    row.update(kw)
+    return row
+
+
+@pytest.mark.parametrize(
+    "label, policy, expected",
+    [
+        (lab("A"), PairPolicy(), [(t(A), t(B))]),
+        (lab("B"), PairPolicy(), [(t(B), t(A))]),
+        (lab("tie"), PairPolicy(), []),
+        (lab("both_bad"), PairPolicy(both_bad="skip"), []),
+        (lab("both_bad"), PairPolicy(both_bad="ground_truth"), [(t(G), t(A)), (t(G), t(B))]),
+        (lab("both_bad", entry={}), PairPolicy(), []),  # gold unknown
+        (lab("tie", gold=G), PairPolicy(), [(t(G), t(A)), (t(G), t(B))]),
+        (lab("A", gold=G), PairPolicy(), [(t(G), t(A)), (t(G), t(B))]),  # corrected winner rejected too
+        (lab("A", gold=A), PairPolicy(), [(t(A), t(B))]),  # gold equal to A: A not rejected
+        (lab("A", call_b=A), PairPolicy(), []),  # identical sides
+        (lab("A", call_b=None, raw_b="def f(): pass"), PairPolicy(), [(t(A), "def f(): pass")]),
+        (lab("B", call_b=None, raw_b="def f(): pass"), PairPolicy(), []),  # unparsed side never chosen
+        (lab("A", call_b=None, raw_b=""), PairPolicy(), []),
+    ],
+)
+def test_label_pairs(label, policy, expected):
+    assert label_pairs(label, policy) == expected
+
+
+def test_relabel_replaces_earlier_label_of_same_annotator():
+    rows = [lab("A", id=1), lab("B", id=2, created="2025-01-02T00:00:00+00:00")]
+    assert [r["id"] for r in latest_labels(rows)] == [2]
+    [p] = pairs_from_labels(rows)
+    assert (p.chosen, p.rejected, p.source) == (t(B), t(A), "label:2:p")
+
+
+def test_sides_swapped_count_as_same_comparison():
+    rows = [lab("A", id=1), lab("A", id=2, call_a=B, call_b=A, created="2025-01-02")]
+    assert [r["id"] for r in latest_labels(rows)] == [2]
+
+
+def test_conflicts_between_annotators_are_dropped_or_kept():
+    rows = [lab("A", id=1), lab("B", id=2, annotator="bob")]
+    assert pairs_from_labels(rows) == []
+    assert len(pairs_from_labels(rows, PairPolicy(conflicts="keep"))) == 2
+
+
+def test_duplicates_collapse():
+    rows = [lab("A", id=1), lab("A", id=2, annotator="bob")]
+    [p] = pairs_from_labels(rows)
+    assert (p.system, p.user) == ("SYS", "Q")
+
+
+def test_policy_validates():
+    with pytest.raises(ValueError, match="both_bad"):
+        PairPolicy(both_bad="maybe")
+
+
+def test_labels_on_test_entries_never_become_pairs_by_default():
+    rows = [lab("A", entry={"extra": {"split": "test"}})]
+    assert pairs_from_labels(rows) == []
+    assert len(pairs_from_labels(rows, PairPolicy(include_test=True))) == 1
