@@ -40,6 +40,7 @@ import json
 import math
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from petool.schema import Parameter, Tool, join_tool_name
@@ -105,11 +106,11 @@ class API:
     slots: dict[str, str] = field(default_factory=dict)  # parameter name -> slot
     enums: dict[str, list] = field(default_factory=dict)  # parameter name -> allowed values
 
-    @property
+    @cached_property
     def full_name(self) -> str:
         return join_tool_name(self.category, self.tool, self.name)
 
-    @property
+    @cached_property
     def provider(self) -> str:
         """The tool key preferences attach to: ``Category.Tool``."""
         return f"{self.category}.{self.tool}"
@@ -156,6 +157,13 @@ class Catalog:
                 self.members.setdefault(a.cluster, []).append(a)
 
     @property
+    def goodness(self) -> dict[str, dict[str, float]]:
+        """``attribute_goodness`` of this catalog, computed once."""
+        if getattr(self, "_goodness", None) is None:
+            self._goodness = attribute_goodness(self)
+        return self._goodness
+
+    @property
     def categories(self) -> list[str]:
         return sorted({t.category for t in self.tools})
 
@@ -174,6 +182,37 @@ class Catalog:
             "apis_in_clusters": sum(sizes),
             "cluster_sizes": {n: sizes.count(n) for n in sorted(set(sizes))},
         }
+
+
+def render_template(template: str, values: dict, tool_name: str) -> tuple[str, dict]:
+    """Fill ``{slot}``, ``{slot=literal}`` and ``{tool}`` in an instruction template.
+
+    Returns the text and the slot values it used (a ``{slot=true}`` flag renders as nothing but
+    sets the value). Lists read as "a, b", objects as "k=v", booleans as yes/no.
+
+    Example:
+        >>> render_template("Weather in {place}{details=true} via {tool}.", {"place": "Lima"}, "...")
+        ('Weather in Lima via ....', {'place': 'Lima', 'details': True})
+    """
+    used: dict = {}
+
+    def fill(m):
+        key, literal = m.group(1), m.group(2)
+        if key == "tool":
+            return tool_name
+        if literal is not None:
+            used[key] = json.loads(literal)
+            return ""
+        v = used[key] = values[key]
+        if isinstance(v, list):
+            return ", ".join(str(x) for x in v)
+        if isinstance(v, dict):
+            return ", ".join(f"{k}={json.dumps(x)}" for k, x in v.items())
+        if isinstance(v, bool):
+            return "yes" if v else "no"
+        return str(v)
+
+    return _SLOT_RE.sub(fill, template), used
 
 
 # ---------------------------------------------------------------- validation

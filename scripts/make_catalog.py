@@ -20,7 +20,11 @@ import argparse
 import hashlib
 import json
 import random
+import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from petool.catalog import render_template, validate_catalog  # noqa: E402
 
 FORMAT = "petool-catalog/1"
 
@@ -944,7 +948,6 @@ def _describe(cluster: dict, pos: int, tool: dict) -> str:
 
 
 def build() -> dict:
-    rng = random.Random(20250201)
     tools_out, clusters_out = [], {}
     by_cat = {cat: tools for cat, tools, _ in CATEGORIES}
     apis_of: dict[tuple[str, int], list] = {}
@@ -980,7 +983,7 @@ def build() -> dict:
                 template = templates[pos % len(templates)]
                 values = {s: _sample(s, ex_rng) for s in slot_map}
                 scenario, used = render_template(template, values, tool["name"].strip())
-                params = {slot_map[s]: values[s] for s in used}
+                params = {slot_map[s]: v for s, v in used.items()}
                 api = {
                     "name": cluster["api_names"][pos],
                     "description": _describe(cluster, pos, tool),
@@ -1003,38 +1006,9 @@ def build() -> dict:
                 "attributes": attributes(tool["name"], tool["archetype"]),
                 "apis": apis,
             })
-    del rng
     slots = {s: {"type": v[0], "description": v[2], "values": list(v[3]) if isinstance(v[3], list) else None,
                  "range": list(v[3]) if isinstance(v[3], tuple) else None} for s, v in sorted(SLOTS.items())}
     return {"format": FORMAT, "slots": slots, "clusters": clusters_out, "tools": tools_out}
-
-
-def render_template(template: str, values: dict, tool_name: str) -> tuple[str, list[str]]:
-    """Fill ``{slot}`` and ``{tool}`` in a template; returns the text and the slots it used."""
-    import re
-
-    used = []
-
-    def fill(m):
-        key, literal = m.group(1), m.group(2)
-        if key == "tool":
-            return tool_name
-        used.append(key)
-        if literal is not None:
-            # "{remote=true}" fixes a flag the wording already implies; it renders as nothing.
-            values[key] = json.loads(literal)
-            return ""
-        v = values[key]
-        if isinstance(v, list):
-            return ", ".join(str(x) for x in v)
-        if isinstance(v, dict):
-            return ", ".join(f"{k}={json.dumps(x)}" for k, x in v.items())
-        if isinstance(v, bool):
-            return "yes" if v else "no"
-        return str(v)
-
-    text = re.sub(r"\{(\w+)(?:=(\w+))?\}", fill, template)
-    return text, used
 
 
 def main(argv=None) -> int:
@@ -1042,6 +1016,9 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=str(Path(__file__).resolve().parent.parent / "assets" / "catalog.json"))
     args = ap.parse_args(argv)
     catalog = build()
+    problems = validate_catalog(catalog)
+    if problems:
+        raise SystemExit("the generated catalog is invalid:\n" + "\n".join(problems))
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(catalog, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     n_apis = sum(len(t["apis"]) for t in catalog["tools"])

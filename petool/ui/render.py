@@ -10,7 +10,7 @@ import html
 import json
 from typing import Any
 
-from petool.schema import SETTING_NAMES, Entry, Turn, provider_of
+from petool.schema import SETTING_NAMES, Entry, Turn, split_tool_name
 
 CSS = """
 .pt-call {border:1px solid var(--border-color-primary); border-radius:8px; padding:8px 10px; margin-bottom:6px}
@@ -128,7 +128,7 @@ def history_html(turns: list[Turn], setting: str, preferred: list[str] | None = 
     preferred = set(preferred or [])
     rows = []
     for i, t in enumerate(turns, 1):
-        pref = "✓" if provider_of(t.call.tool_name) in preferred else ""
+        pref = "✓" if prefers(t.call.tool_name, preferred) else ""
         rating = "" if t.rating is None else ("👍 1" if t.rating == 1 else "👎 0")
         rows.append(
             f"<tr><td>{i}</td><td>{esc(t.instruction)}</td><td class='v'>{esc(t.call.tool_name)}</td>"
@@ -139,6 +139,12 @@ def history_html(turns: list[Turn], setting: str, preferred: list[str] | None = 
         "<table class='pt-table'><tr><th>#</th><th>instruction</th><th>tool</th><th>parameters</th><th>rating</th><th>preferred tool</th></tr>"
         + "".join(rows) + "</table>"
     )
+
+
+def prefers(tool_name: str, preferred: set[str]) -> bool:
+    """Is the tool of a full API name among the user's preferred tools (``tool_comb`` holds tool names)?"""
+    parts = split_tool_name(tool_name)
+    return bool(parts) and (parts[1] in preferred or f"{parts[0]}.{parts[1]}" in preferred)
 
 
 def gold_known(entry: Entry) -> bool:
@@ -159,7 +165,7 @@ def candidates_html(entry: Entry, picks: dict[str, str] | None = None) -> str:
             marks.append("★ gold")
         elif t.name in cluster:
             marks.append("◆ cluster")
-        if provider_of(t.name) in preferred:
+        if prefers(t.name, preferred):
             marks.append("✓ preferred")
         pick = picks.get(t.name, "")
         cls = "pt-right" if "★ gold" in marks else ("pt-diff" if "◆ cluster" in marks else "")

@@ -228,36 +228,57 @@ class Services:
         return out
 
 
-def _build_generated() -> list[Entry]:
-    try:
-        from petool import bench
-    except ImportError:
+_CATALOG = None
+_CATALOG_LOCK = threading.Lock()
+
+
+def load_catalog():
+    """The shipped tool catalog (petool.catalog), loaded once per process; None if unavailable."""
+    global _CATALOG
+    with _CATALOG_LOCK:
+        if _CATALOG is None:
+            try:
+                from petool import catalog
+
+                _CATALOG = catalog.load_catalog()
+            except Exception:  # the app still works on dev/saved entries without a catalog
+                log.exception("loading the catalog failed")
+                _CATALOG = False
+    return _CATALOG or None
+
+
+def _build_generated(n: int = 60, seed: int = 0) -> list[Entry]:
+    """A small generated benchmark from the training clusters (labels on it may become pairs)."""
+    cat = load_catalog()
+    if cat is None:
         return []
     try:
-        entries = bench.build_entries(n=60, seed=0)
-    except TypeError:
-        entries = bench.build_entries()
+        from petool.bench import BuildConfig, build_entries
+
+        train, _ = build_entries(cat, BuildConfig(seed=seed, n_train=n, n_test=0, n_users=20))
     except Exception:  # a broken generator must not stop the app; the builder still works
         log.exception("building generated entries failed")
         return []
-    return list(entries)
+    for e in train:
+        e.extra["split"] = "train"
+    return train
 
 
 def _catalog_tools() -> list[Tool]:
-    try:
-        from petool import catalog
-    except ImportError:
-        return []
-    try:
-        cat = catalog.load_catalog()
-        return list(catalog.candidate_tools(cat) if hasattr(catalog, "candidate_tools") else [])
-    except Exception:
-        log.exception("loading the catalog failed")
-        return []
+    cat = load_catalog()
+    return [a.to_candidate() for a in cat.apis] if cat else []
 
 
 def _catalog_clusters() -> dict[str, list[str]]:
-    return {}
+    cat = load_catalog()
+    if not cat:
+        return {}
+    out = {}
+    for members in cat.members.values():
+        names = [a.full_name for a in members]
+        for n in names:
+            out[n] = names
+    return out
 
 
 def shuffle_sides(a: str, b: str, rng: random.Random) -> tuple[str, str, bool]:

@@ -1,0 +1,763 @@
+"""Benchmark construction: users, histories (p/r/c), queries, candidates, splits, DPO negatives.
+
+Builds PEToolBench-style entries offline from a tool catalog (``petool.catalog``), following
+the shape of the real data (PETOOLBENCH.md §2):
+
+- A **user** has a profile over non-functional attributes (``PROFILES``); the profile scores
+  every tool, and in each functional cluster the best-scoring tool is the user's preferred one.
+- The **ground truth** is the preferred API of a cluster; the user's tool set (``tool_comb``)
+  holds its tool and other tools the user prefers, never its cluster alternatives.
+- **p** (preferred-only): turns on tool_comb tools, never the ground-truth API itself; the
+  embedded window (last ``window`` turns of ``history_length``) holds one of the ground truth's
+  tool's other APIs with probability ``p_gt_tool_in_window``.
+- **r** (rating-integrated): the window's preferred turns (rating 1) plus k rating-0 turns on
+  the cluster alternatives' tools (sometimes the query itself on an alternative), shuffled, still
+  capped at ``window`` turns.
+- **c** (chronological): r's turns without ratings, non-preferred ones first.
+- **Query**: an instruction for the ground-truth API with tool names masked as "...", either the
+  API's example scenario or a template filled with fresh values (the call's parameters are the
+  values the instruction states, so required ones are always present).
+- **Candidates**: the whole cluster plus distractors (same category, semantically close, random),
+  shuffled so the ground truth's position is uniform.
+
+The same config (seed included) gives byte-identical output files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import random
+import re
+import statistics
+import urllib.request
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from petool.catalog import API, ATTRIBUTE_LABELS, Catalog, contributions, load_catalog, render_template, score_tool
+from petool.schema import SETTINGS, Entry, PreferenceExample, Tool, ToolCall, Turn, provider_of
+
+PROFILES: dict[str, dict[str, float] | None] = {
+    "budget-conscious": {"price_tier": 3.0, "monthly_price_usd": 3.0, "free_quota": 2.0, "rating": 0.5},
+    "privacy-first": {"privacy": 5.0, "rating": 0.5, "docs_quality": 0.5},
+    "speed-first": {"latency_ms": 4.0, "freshness_min": 2.0, "rating": 0.5},
+    "quality-first": {"rating": 3.0, "coverage": 2.0, "docs_quality": 1.0, "freshness_min": 1.0},
+    "developer-friendly": {"docs_quality": 3.0, "free_quota": 2.0, "rating": 1.0},
+    "mixed": None,  # random weights over every attribute, drawn per user
+}
+"""Profile name -> attribute weights (None: random mixed weights per user)."""
+
+MASK = "..."
+_SLOTS = re.compile(r"\{(?!tool\})\w+")
+TASTE_SD = 0.03  # per-user, per-tool noise so users of one profile do not all agree
+_NORMAL = statistics.NormalDist()
+
+
+@dataclass
+class BuildConfig:
+    """Everything that shapes a generated benchmark; defaults match the real data's shape."""
+
+    seed: int = 0
+    n_train: int = 2000
+    n_test: int = 1000
+    settings: tuple = SETTINGS
+    split_by: str = "cluster"  # cluster: train and test ground truths come from disjoint clusters
+    n_candidates: int = 10
+    history_length: tuple = (2, 100)  # full history length range (triangular, mode below)
+    history_mode: int = 63  # mode of the triangular draw: mean ~55 as in the real data
+    window: int = 20  # turns embedded in the prompt (the early release caps at 20)
+    k_range: tuple = (2, 5)  # rating-0 turns in r
+    p_k_max: float = 0.68  # share of entries with k = k_range[1]
+    p_gt_tool_in_window: float = 0.5  # the ground truth's tool shows in p's window (real: 49%)
+    p_query_in_r: float = 0.3  # one rating-0 turn is the query itself on an alternative
+    p_query_is_example: float = 0.48  # query = the API's example scenario (real: 48%)
+    p_turn_is_example: float = 0.5  # a history turn = its API's example, else a fresh phrasing
+    p_minimal_template: float = 0.4  # query uses a template stating the fewest values
+    tool_comb: tuple = (2, 37)  # size range of a user's preferred tool set per entry
+    n_users: int = 400
+    hard_negative_share: float = 0.5  # DPO: share of entries that also get a wrong-parameter pair
+    paraphrase_url: str | None = None  # OpenAI-compatible base URL (…/v1); None = offline only
+    paraphrase_key: str = ""
+    paraphrase_model: str = "gpt-4o-mini"
+    paraphrase_share: float = 0.3
+    style: str = "paper"
+    write_trl_sft: bool = True
+
+    def __post_init__(self):
+        self.settings = tuple(self.settings)
+        self.history_length = tuple(self.history_length)
+        self.k_range = tuple(self.k_range)
+        self.tool_comb = tuple(self.tool_comb)
+        bad = [s for s in self.settings if s not in SETTINGS]
+        if bad or not self.settings:
+            raise ValueError(f"settings {self.settings!r}: each must be one of {', '.join(SETTINGS)}")
+        if self.split_by not in ("cluster", "entry"):
+            raise ValueError(f"split_by {self.split_by!r}: valid are cluster, entry")
+        for name in ("n_train", "n_test"):
+            if not isinstance(getattr(self, name), int) or getattr(self, name) < 0:
+                raise ValueError(f"{name} must be an integer >= 0, got {getattr(self, name)!r}")
+        if self.n_train + self.n_test == 0:
+            raise ValueError("n_train + n_test must be at least 1")
+        if not 2 <= self.n_candidates <= 100:
+            raise ValueError(f"n_candidates must be within 2..100, got {self.n_candidates}")
+        lo, hi = self.history_length
+        if not 1 <= lo <= hi or not lo <= self.history_mode <= hi:
+            raise ValueError(f"history_length {self.history_length} / history_mode {self.history_mode}: need 1 <= low <= mode <= high")
+        if self.window < 1:
+            raise ValueError(f"window must be >= 1, got {self.window}")
+        klo, khi = self.k_range
+        if not 0 <= klo <= khi or khi >= self.window:
+            raise ValueError(f"k_range {self.k_range}: need 0 <= low <= high < window ({self.window})")
+        clo, chi = self.tool_comb
+        if not 1 <= clo <= chi:
+            raise ValueError(f"tool_comb {self.tool_comb}: need 1 <= low <= high")
+        if self.n_users < 1:
+            raise ValueError(f"n_users must be >= 1, got {self.n_users}")
+        for name in ("p_k_max", "p_gt_tool_in_window", "p_query_in_r", "p_query_is_example", "p_turn_is_example",
+                     "p_minimal_template", "hard_negative_share", "paraphrase_share"):
+            v = getattr(self, name)
+            if not 0.0 <= v <= 1.0:
+                raise ValueError(f"{name} must be a probability in 0..1, got {v!r}")
+        if self.paraphrase_url is not None and not re.match(r"^https?://", self.paraphrase_url):
+            raise ValueError(f"paraphrase_url {self.paraphrase_url!r} must start with http:// or https://")
+
+    def to_json(self) -> dict:
+        d = asdict(self)
+        d["paraphrase_key"] = "***" if self.paraphrase_key else ""
+        return d
+
+
+# ---------------------------------------------------------------- users
+
+
+@dataclass
+class User:
+    """A simulated user: a profile (attribute weights) plus a little personal taste noise."""
+
+    user_id: str
+    profile: str
+    weights: dict[str, float]
+    taste_seed: int
+
+    def score(self, catalog: Catalog, tool_key: str) -> float:
+        base = score_tool(catalog.goodness[tool_key], self.weights)
+        # Stable per (user, tool) noise from a hash: cheap and independent of call order.
+        h = hashlib.blake2b(f"{self.taste_seed}|{tool_key}".encode(), digest_size=8).digest()
+        u = (int.from_bytes(h, "big") + 0.5) / 2**64
+        return base + TASTE_SD * _NORMAL.inv_cdf(u)
+
+    def to_json(self) -> dict:
+        return {"user_id": self.user_id, "profile": self.profile, "weights": self.weights, "taste_seed": self.taste_seed}
+
+
+def make_user(catalog: Catalog, rng: random.Random, profile: str | None = None, user_id: str | None = None) -> User:
+    """Draw a user; ``profile`` picks one of ``PROFILES`` (None: a random one)."""
+    if profile is None:
+        profile = rng.choice(sorted(PROFILES))
+    if profile not in PROFILES:
+        raise ValueError(f"unknown profile {profile!r}; valid: {', '.join(PROFILES)}")
+    weights = PROFILES[profile]
+    if weights is None:
+        keys = sorted(ATTRIBUTE_LABELS)
+        weights = {k: round(rng.expovariate(1.0), 3) for k in keys}
+    return User(user_id or f"u{rng.randrange(10**6):06d}", profile, dict(weights), rng.randrange(2**31))
+
+
+def preferred_api(catalog: Catalog, user: User, cluster_id: str) -> API:
+    """The cluster member whose tool the user scores highest (ties broken by name)."""
+    members = catalog.cluster_apis(cluster_id)
+    return max(members, key=lambda a: (user.score(catalog, a.provider), a.full_name))
+
+
+def preferred_tools(catalog: Catalog, user: User) -> list[str]:
+    """Tool keys that win at least one cluster for this user, sorted."""
+    return sorted({preferred_api(catalog, user, cid).provider for cid in catalog.members})
+
+
+def explain_preference(catalog: Catalog, user: User, cluster_id: str) -> str:
+    """Why this user prefers one tool of a cluster, in one paragraph for people.
+
+    Example output: "privacy-first user u000042 prefers ClimaPrivate for 'Current weather ...'
+    (score 0.91; next: OpenMeteoHub 0.84, ...). Its strongest points for this profile: privacy
+    0.98 of 1 ..."
+    """
+    members = sorted(catalog.cluster_apis(cluster_id), key=lambda a: -user.score(catalog, a.provider))
+    best = members[0]
+    others = ", ".join(f"{a.tool.strip()} {user.score(catalog, a.provider):.2f}" for a in members[1:])
+    parts = contributions(catalog.goodness[best.provider], user.weights)[:3]
+    attrs = catalog.tool_by_key[best.provider].attributes
+    strengths = "; ".join(f"{ATTRIBUTE_LABELS.get(k, k)} {attrs.get(k, 'n/a')} (goodness {catalog.goodness[best.provider].get(k, 0.5):.2f})" for k, _ in parts)
+    total = sum(user.weights.values()) or 1.0
+    focus = ", ".join(f"{ATTRIBUTE_LABELS.get(k, k)} {w / total:.0%}" for k, w in sorted(user.weights.items(), key=lambda kv: -kv[1])[:3])
+    return (
+        f"{user.profile} user {user.user_id} (weights: {focus}) prefers {best.tool.strip()} for "
+        f"'{catalog.clusters.get(cluster_id, cluster_id)}' (score {user.score(catalog, best.provider):.2f}; "
+        f"others: {others}). Strongest points for this profile: {strengths}."
+    )
+
+
+# ---------------------------------------------------------------- values, instructions
+
+
+def sample_value(api: API, param_name: str, catalog: Catalog, rng: random.Random):
+    """A plausible value for one parameter, drawn from its slot's pool or by its type."""
+    param = next(p for p in api.params if p.name == param_name)
+    if param_name in api.enums:
+        return rng.choice(api.enums[param_name])
+    slot = catalog.slots.get(api.slots.get(param_name, param_name)) or {}
+    kind = (slot.get("type") or param.type or "STRING").upper()
+    pool, span = slot.get("values"), slot.get("range")
+    if kind.startswith("NUMBER") or kind.startswith("INTEGER"):
+        lo, hi = span or (1, 100)
+        return rng.randint(int(lo), int(hi))
+    if kind.startswith("DATE"):
+        lo, hi = span or (2023, 2025)
+        return f"{rng.randint(int(lo), int(hi))}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+    if kind.startswith("BOOLEAN"):
+        return rng.random() < 0.5
+    if kind.startswith("ARRAY"):
+        return rng.sample(pool, min(2, len(pool))) if pool else [param.default or "item"]
+    if pool:
+        return rng.choice(pool)
+    return param.default if param.default not in ("", None) else f"{param_name}_{rng.randint(1, 99)}"
+
+
+def mask_tool(text: str, tool_name: str) -> str:
+    """Replace the provider's name in an instruction by "...", as the authors mask queries."""
+    name = tool_name.strip()
+    return text.replace(name, MASK) if name else text
+
+
+def phrase(api: API, catalog: Catalog, rng: random.Random, masked: bool, p_example: float, p_minimal: float = 0.0) -> tuple[str, dict, int | None]:
+    """An instruction for ``api`` and the parameters it states.
+
+    With probability ``p_minimal`` the template is drawn among those mentioning the fewest
+    slots (users often state only what is required; the real data has many ``{}`` calls).
+
+    Returns (text, parameters, template index or None when the API's example was used).
+    """
+    if not api.templates or rng.random() < p_example:
+        ex = api.examples[0] if len(api.examples) == 1 else rng.choice(api.examples)
+        text = mask_tool(ex["Scenario"], api.tool) if masked else ex["Scenario"]
+        return text, dict(ex["Parameters"]), None
+    t_index = rng.randrange(len(api.templates))
+    if p_minimal and rng.random() < p_minimal:
+        counts = [len(_SLOTS.findall(t)) for t in api.templates]
+        t_index = rng.choice([i for i, n in enumerate(counts) if n == min(counts)])
+    text, params = fill_template(api, t_index, catalog, rng, MASK if masked else api.tool.strip())
+    return text, params, t_index
+
+
+def fill_template(api: API, t_index: int, catalog: Catalog, rng: random.Random, tool_text: str, values: dict | None = None) -> tuple[str, dict]:
+    """Render template ``t_index`` of ``api``; ``values`` (slot -> value) reuses given values."""
+    by_slot = {api.slots.get(p.name, p.name): p.name for p in api.params}
+    values = dict(values or {})
+    for slot, pname in by_slot.items():
+        if slot not in values:
+            values[slot] = sample_value(api, pname, catalog, rng)
+    text, used = render_template(api.templates[t_index], values, tool_text)
+    return text, {by_slot[s]: v for s, v in used.items() if s in by_slot}
+
+
+# ---------------------------------------------------------------- paraphrasing
+
+
+class Paraphraser:
+    """Rewrites queries through any OpenAI-compatible chat endpoint; keeps the original when
+    the endpoint fails or the rewrite drops a parameter value (so the gold call stays true)."""
+
+    def __init__(self, url: str, key: str = "", model: str = "gpt-4o-mini", timeout: float = 30.0):
+        self.url = url.rstrip("/") + "/chat/completions"
+        self.key, self.model, self.timeout = key, model, timeout
+        self.calls = self.kept = self.failed = 0
+
+    def __call__(self, text: str, params: dict) -> str:
+        self.calls += 1
+        body = {
+            "model": self.model,
+            "temperature": 0.7,
+            "messages": [
+                {"role": "system", "content": "Rewrite the user's request in different words. Keep every name, number, code and '...' exactly as written. Answer with the rewritten request only."},
+                {"role": "user", "content": text},
+            ],
+        }
+        request = urllib.request.Request(self.url, json.dumps(body).encode(), {"Content-Type": "application/json", "Authorization": f"Bearer {self.key}"})
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as resp:
+                out = json.loads(resp.read().decode())["choices"][0]["message"]["content"].strip()
+        except (OSError, ValueError, KeyError, IndexError, TypeError):
+            self.failed += 1
+            return text
+        needed = [_as_text(v) for v in params.values() if not isinstance(v, bool)]
+        if not out or any(n not in out for n in needed if n in text) or (MASK in text and MASK not in out):
+            self.kept += 1
+            return text
+        return out
+
+
+def _as_text(v) -> str:
+    if isinstance(v, list):
+        return ", ".join(str(x) for x in v)
+    if isinstance(v, dict):
+        return ", ".join(f"{k}={json.dumps(x)}" for k, x in v.items())
+    return str(v)
+
+
+# ---------------------------------------------------------------- entries
+
+
+def _api_record(api: API, catalog: Catalog, api_id: int) -> dict:
+    """The API as a ToolBench record, the shape of the authors' ``api_ground_truth``."""
+    tool = catalog.tool_by_key[api.provider]
+    return {
+        "api_name": api.name,
+        "api_desc": api.description,
+        "required_parameters": [p.to_json() for p in api.required],
+        "optional_parameters": [p.to_json() for p in api.optional],
+        "Example": api.examples[0] if api.examples else {},
+        "tool_name": api.tool,
+        "tool_desc": tool.description,
+        "category_name": api.category,
+        "api_id": api_id,
+    }
+
+
+def _turn(api: API, catalog: Catalog, rng: random.Random, p_example: float, rating: int | None = None) -> Turn:
+    text, params, _ = phrase(api, catalog, rng, masked=False, p_example=p_example)
+    return Turn(text, ToolCall(api.full_name, params), rating)
+
+
+class _Builder:
+    """Holds the per-build caches (users, their preferred tools, API ids, word sets)."""
+
+    def __init__(self, catalog: Catalog, config: BuildConfig):
+        self.catalog, self.config = catalog, config
+        rng = random.Random(f"{config.seed}|users")
+        profiles = sorted(PROFILES)
+        self.users = [make_user(catalog, rng, profiles[i % len(profiles)], f"u{i:05d}") for i in range(config.n_users)]
+        self._winners: dict[str, dict[str, API]] = {}
+        self.api_id = {a.full_name: i for i, a in enumerate(catalog.apis)}
+        self.words = {a.full_name: _words(f"{a.name} {a.description}") for a in catalog.apis}
+        self._close: dict[str, list[API]] = {}
+        self.by_category: dict[str, list[API]] = {}
+        for a in catalog.apis:
+            self.by_category.setdefault(a.category, []).append(a)
+        self.paraphraser = Paraphraser(config.paraphrase_url, config.paraphrase_key, config.paraphrase_model) if config.paraphrase_url else None
+
+    def winners(self, user: User) -> dict[str, API]:
+        """Cluster id -> the user's preferred API (same rule as ``preferred_api``, scored once)."""
+        if user.user_id not in self._winners:
+            score = {t.key: user.score(self.catalog, t.key) for t in self.catalog.tools}
+            self._winners[user.user_id] = {
+                cid: max(apis, key=lambda a: (score[a.provider], a.full_name)) for cid, apis in sorted(self.catalog.members.items())
+            }
+        return self._winners[user.user_id]
+
+    def entry(self, entry_id: int, cluster_id: str, rng: random.Random) -> Entry:
+        cat, cfg = self.catalog, self.config
+        user = rng.choice(self.users)
+        gt_api = self.winners(user)[cluster_id]
+        members = cat.cluster_apis(cluster_id)
+        alternatives = [a for a in members if a is not gt_api]
+        alt_tools = {a.provider for a in alternatives}
+        # The user's tool set: tools they prefer somewhere, minus this cluster's alternatives.
+        liked = sorted({a.provider for a in self.winners(user).values()} - alt_tools - {gt_api.provider})
+        n_comb = max(cfg.tool_comb[0], min(cfg.tool_comb[1], round(rng.triangular(cfg.tool_comb[0], cfg.tool_comb[1], 0.8 * cfg.tool_comb[1]))))
+        comb = [gt_api.provider] + rng.sample(liked, min(len(liked), n_comb - 1))
+        others = comb[1:] or [gt_api.provider]
+
+        # --- preferred-only history: the last `window` turns of `history_length` are embedded.
+        lo, hi = cfg.history_length
+        length = int(round(rng.triangular(lo, hi, cfg.history_mode)))
+        gt_tool_apis = [a for a in cat.tool_by_key[gt_api.provider].apis if a is not gt_api]
+        want_gt_tool = bool(gt_tool_apis) and rng.random() < cfg.p_gt_tool_in_window
+        window_n = min(length, cfg.window)
+
+        if others == [gt_api.provider]:
+            want_gt_tool = bool(gt_tool_apis)
+            if not gt_tool_apis:
+                window_n = 0  # a one-tool user whose tool offers only the ground truth: no history
+
+        def other_turn() -> Turn:
+            tool = cat.tool_by_key[rng.choice(others)]
+            choices = [a for a in tool.apis if a is not gt_api]
+            return _turn(rng.choice(choices), cat, rng, cfg.p_turn_is_example, 1)
+
+        p_turns = [other_turn() for _ in range(window_n)]
+        gt_slots: list[int] = []
+        if want_gt_tool:
+            n_gt = 1 + (rng.random() < 0.35) + (rng.random() < 0.1)
+            gt_slots = sorted(rng.sample(range(window_n), min(window_n, n_gt)))
+            for i in gt_slots:
+                p_turns[i] = _turn(rng.choice(gt_tool_apis), cat, rng, cfg.p_turn_is_example, 1)
+        else:
+            p_turns = [t for t in p_turns if provider_of(t.call.tool_name) != gt_api.provider] or p_turns
+            while len(p_turns) < window_n:
+                t = other_turn()
+                if provider_of(t.call.tool_name) != gt_api.provider:
+                    p_turns.append(t)
+
+        # --- query on the ground truth, tool names masked.
+        query, params, t_index = phrase(gt_api, cat, rng, masked=True, p_example=cfg.p_query_is_example, p_minimal=cfg.p_minimal_template)
+        if self.paraphraser and rng.random() < cfg.paraphrase_share:
+            query = self.paraphraser(query, params)
+
+        # --- rating-integrated: k rating-0 turns on the alternatives' tools.
+        klo, khi = cfg.k_range
+        k = khi if rng.random() < cfg.p_k_max else rng.randint(klo, max(klo, khi - 1))
+        k = min(k, cfg.window - 1) if alternatives else 0
+        neg: list[Turn] = []
+        alt_order = rng.sample(alternatives, len(alternatives))
+        query_turn_at = rng.randrange(k) if k and rng.random() < cfg.p_query_in_r else -1
+        for i in range(k):
+            alt = alt_order[i % len(alt_order)]
+            if i == query_turn_at:
+                neg.append(self._query_on(alt, gt_api, query, params, t_index, rng))
+            else:
+                api = rng.choice(cat.tool_by_key[alt.provider].apis)
+                neg.append(_turn(api, cat, rng, cfg.p_turn_is_example, 0))
+        keep = list(range(len(p_turns)))
+        excess = len(p_turns) + len(neg) - cfg.window
+        if excess > 0:
+            droppable = [i for i in keep if i not in gt_slots[:1]]
+            for i in rng.sample(droppable, excess):
+                keep.remove(i)
+        r_turns = [p_turns[i] for i in keep] + neg
+        rng.shuffle(r_turns)
+        c_turns = [Turn(t.instruction, t.call) for t in r_turns if t.rating == 0] + [Turn(t.instruction, t.call) for t in r_turns if t.rating == 1]
+        p_turns = [Turn(t.instruction, t.call) for t in p_turns]
+        histories = {"p": p_turns, "r": r_turns, "c": c_turns}
+
+        candidates = self.candidates(gt_api, members, rng)
+        return Entry(
+            entry_id=entry_id,
+            query=query,
+            candidates=[a.to_candidate() for a in candidates],
+            ground_truth=ToolCall(gt_api.full_name, params),
+            histories={s: histories[s] for s in cfg.settings},
+            history_length=length,
+            category=gt_api.category,
+            cluster=[a.full_name for a in members],
+            func=cluster_id,
+            preferred_tools=[cat.tool_by_key[k].name for k in comb],
+            extra={
+                "user": user.to_json(),
+                "api_ground_truth": _api_record(gt_api, cat, self.api_id[gt_api.full_name]),
+                "apis_same_func": [_api_record(a, cat, self.api_id[a.full_name]) for a in members],
+            },
+        )
+
+    def _query_on(self, alt: API, gt_api: API, query: str, params: dict, t_index: int | None, rng: random.Random) -> Turn:
+        """The query itself asked of an alternative (with its own parameter names), rated 0."""
+        if t_index is not None and t_index < len(alt.templates):
+            values = {gt_api.slots.get(n, n): v for n, v in params.items()}
+            text, alt_params = fill_template(alt, t_index, self.catalog, rng, alt.tool.strip(), values)
+            alt_params = {n: v for n, v in alt_params.items() if alt.slots.get(n, n) in values}
+        else:
+            text = query.replace(MASK, alt.tool.strip())
+            alt_params = map_parameters(params, gt_api.to_candidate(), alt.to_candidate())
+        return Turn(text, ToolCall(alt.full_name, alt_params), 0)
+
+    def candidates(self, gt_api: API, members: list[API], rng: random.Random) -> list[API]:
+        n = max(self.config.n_candidates, len(members))
+        chosen = list(members)
+        taken = {a.full_name for a in chosen}
+        room = n - len(chosen)
+        same = [a for a in self.by_category.get(gt_api.category, []) if a.full_name not in taken]
+        n_same = rng.randint(0, min(len(same), room))
+        chosen += rng.sample(same, n_same)
+        taken |= {a.full_name for a in chosen}
+        room = n - len(chosen)
+        if room > 0:
+            # Semantically close: APIs from other clusters sharing words with the ground truth.
+            if gt_api.full_name not in self._close:
+                gw = self.words[gt_api.full_name]
+                self._close[gt_api.full_name] = sorted(
+                    (a for a in self.catalog.apis if a.category != gt_api.category and a.cluster != gt_api.cluster),
+                    key=lambda a: (-len(gw & self.words[a.full_name]), a.full_name))[:8]
+            close = [a for a in self._close[gt_api.full_name] if a.full_name not in taken]
+            chosen += rng.sample(close, min(len(close), room, rng.randint(1, 2)))
+            taken |= {a.full_name for a in chosen}
+        room = n - len(chosen)
+        if room > 0:
+            pool = [a for a in self.catalog.apis if a.full_name not in taken and a.cluster != gt_api.cluster]
+            chosen += rng.sample(pool, min(room, len(pool)))
+        rng.shuffle(chosen)
+        return chosen
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", text).lower()) if len(w) > 3}
+
+
+def map_parameters(params: dict, source: Tool, target: Tool) -> dict:
+    """Carry a call's values onto an equivalent API: by position among required, then optional
+    parameters (equivalent APIs of a petool catalog list their slots in the same order)."""
+    out = {}
+    for group_s, group_t in ((source.required_parameters, target.required_parameters), (source.optional_parameters, target.optional_parameters)):
+        for i, p in enumerate(group_s):
+            if p.name in params and i < len(group_t):
+                out[group_t[i].name] = params[p.name]
+    return out
+
+
+def split_clusters(catalog: Catalog, config: BuildConfig) -> tuple[list[str], list[str]]:
+    """(train clusters, test clusters): disjoint for split_by=cluster, all clusters otherwise."""
+    clusters = sorted(catalog.members)
+    if config.split_by == "entry" or config.n_train == 0 or config.n_test == 0:
+        return clusters, clusters
+    rng = random.Random(f"{config.seed}|split")
+    rng.shuffle(clusters)
+    n_test = min(len(clusters) - 1, max(1, math.ceil(len(clusters) * config.n_test / (config.n_train + config.n_test))))
+    return sorted(clusters[n_test:]), sorted(clusters[:n_test])
+
+
+def build_entries(catalog: Catalog, config: BuildConfig, progress: bool = False, report: dict | None = None) -> tuple[list[Entry], list[Entry]]:
+    """Generate (train entries, test entries) from ``catalog`` as ``config`` says.
+
+    ``report``, when given, receives the paraphraser's counters (calls, kept, failed).
+
+    Test entries get ids 0..n_test-1 and train entries the ids after them. Ground-truth
+    clusters are cycled in a shuffled order so that every cluster is used evenly.
+    """
+    if len(catalog.members) < 2:
+        raise ValueError(f"the catalog has {len(catalog.members)} functional cluster(s); at least 2 are needed")
+    builder = _Builder(catalog, config)
+    train_clusters, test_clusters = split_clusters(catalog, config)
+    bar = _progress(config.n_train + config.n_test, progress)
+    out = []
+    for name, n, clusters, first_id in (("test", config.n_test, test_clusters, 0), ("train", config.n_train, train_clusters, config.n_test)):
+        rng = random.Random(f"{config.seed}|{name}")
+        order: list[str] = []
+        entries = []
+        for i in range(n):
+            if not order:
+                order = rng.sample(clusters, len(clusters))
+            entries.append(builder.entry(first_id + i, order.pop(), rng))
+            bar.update(1)
+        out.append(entries)
+    bar.close()
+    if report is not None and builder.paraphraser:
+        p = builder.paraphraser
+        report["paraphrase"] = {"model": p.model, "calls": p.calls, "kept_original": p.kept, "failed": p.failed}
+    test, train = out
+    return train, test
+
+
+class _NoBar:
+    def update(self, n):
+        pass
+
+    def close(self):
+        pass
+
+
+def _progress(total: int, enabled: bool):
+    if not enabled:
+        return _NoBar()
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc="building entries", unit="entry")
+
+
+# ---------------------------------------------------------------- DPO negatives
+
+
+def dpo_negatives(entry: Entry, rng: random.Random) -> list[ToolCall]:
+    """Rejected calls for an entry, preference negatives first, then harder ones.
+
+    - one call per non-preferred cluster alternative among the candidates, with the ground
+      truth's values carried onto the alternative's parameter names;
+    - right tool, wrong parameter value (one value changed, same type);
+    - right tool, wrong parameter name (one key renamed to the alternative's or another name).
+    Every returned call differs from the ground truth.
+    """
+    gt = entry.ground_truth
+    gt_tool = entry.candidate(gt.tool_name)
+    out: list[ToolCall] = []
+    for cand in entry.cluster_candidates():
+        if cand.name != gt.tool_name:
+            params = map_parameters(gt.parameters, gt_tool, cand) if gt_tool else dict(gt.parameters)
+            out.append(ToolCall(cand.name, params))
+    if gt.parameters:
+        name = rng.choice(sorted(gt.parameters))
+        wrong = _other_value(gt.parameters[name], name, entry, rng)
+        if wrong is not None:
+            out.append(ToolCall(gt.tool_name, {**gt.parameters, name: wrong}))
+        new_name = _other_name(name, entry, gt_tool, rng)
+        if new_name:
+            params = {(new_name if k == name else k): v for k, v in gt.parameters.items()}
+            out.append(ToolCall(gt.tool_name, params))
+    elif gt_tool and gt_tool.optional_parameters:
+        p = rng.choice(gt_tool.optional_parameters)
+        out.append(ToolCall(gt.tool_name, {p.name: p.default if p.default not in ("", None) else "1"}))
+    return [c for c in out if c.to_json() != gt.to_json()]
+
+
+def negative_kind(entry: Entry, call: ToolCall) -> str:
+    """``preference`` (an equivalent tool), ``param_name`` or ``param_value`` (right tool)."""
+    if call.tool_name != entry.ground_truth.tool_name:
+        return "preference"
+    return "param_name" if set(call.parameters) != set(entry.ground_truth.parameters) else "param_value"
+
+
+def _other_value(value, name: str, entry: Entry, rng: random.Random):
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, (int, float)):
+        return value + rng.choice([1, 2, 5]) if value < 1000 else value * 2
+    if isinstance(value, list):
+        return value[:-1] if len(value) > 1 else value + value
+    if isinstance(value, dict):
+        return {}
+    seen = sorted({str(v) for t in entry.history("p") if t.call.tool_name for k, v in t.call.parameters.items()
+                   if isinstance(v, str) and v != value and k == name})
+    if seen:
+        return rng.choice(seen)
+    tool = entry.candidate(entry.ground_truth.tool_name)
+    default = next((p.default for p in (tool.required_parameters + tool.optional_parameters) if p.name == name), "") if tool else ""
+    if isinstance(default, str) and default and default != value:
+        return default
+    return f"{value}x" if value else "x"
+
+
+def _other_name(name: str, entry: Entry, gt_tool: Tool | None, rng: random.Random) -> str | None:
+    taken = set(entry.ground_truth.parameters)
+    if gt_tool is not None:
+        idx = _position(gt_tool, name)
+        for cand in entry.cluster_candidates():
+            if cand.name == gt_tool.name or idx is None:
+                continue
+            other = _at(cand, idx)
+            if other and other != name and other not in taken:
+                return other
+    fallbacks = [n for n in ("q", "query", "id", "name", "value") if n != name and n not in taken]
+    return rng.choice(fallbacks) if fallbacks else None
+
+
+def _position(tool: Tool, name: str):
+    for group, params in enumerate((tool.required_parameters, tool.optional_parameters)):
+        for i, p in enumerate(params):
+            if p.name == name:
+                return group, i
+    return None
+
+
+def _at(tool: Tool, idx) -> str | None:
+    params = (tool.required_parameters, tool.optional_parameters)[idx[0]]
+    return params[idx[1]].name if idx[1] < len(params) else None
+
+
+def preference_examples(entries: list[Entry], setting: str, seed: int, hard_share: float, style: str = "paper") -> list[PreferenceExample]:
+    """DPO pairs for one setting: per entry one preference pair, plus a wrong-parameter pair
+    for a ``hard_share`` of entries."""
+    from petool.prompts import build_messages
+
+    out = []
+    for e in entries:
+        rng = random.Random(f"{seed}|dpo|{setting}|{e.entry_id}")
+        negs = dpo_negatives(e, rng)
+        pref = [c for c in negs if c.tool_name != e.ground_truth.tool_name]
+        hard = [c for c in negs if c.tool_name == e.ground_truth.tool_name]
+        picked = [rng.choice(pref)] if pref else []
+        if hard and (rng.random() < hard_share or not picked):
+            picked.append(rng.choice(hard))
+        if not picked:
+            continue
+        messages = build_messages(e, setting, style)
+        for c in picked:
+            out.append(PreferenceExample(messages[0]["content"], messages[1]["content"], e.ground_truth.to_text(), c.to_text(),
+                                         source=f"bench:{negative_kind(e, c)}", weight=1.0))
+    return out
+
+
+# ---------------------------------------------------------------- build to a folder
+
+
+def build(config: BuildConfig, out_dir: str | Path, catalog_path: str | Path | None = None, progress: bool = True) -> dict:
+    """Build a benchmark into ``out_dir`` and return a summary of what was written.
+
+    Layout::
+
+        out_dir/build_config.json          resolved config, catalog summary, library versions
+        out_dir/summary.json               counts and file list (also returned)
+        out_dir/test/user_entries_test_{p,r,c,none}.json   release files (authors' evaluator)
+        out_dir/test/entries.json.gz       all settings in the early combined format
+        out_dir/train/user_entries_sft_{s}.json, user_entries_dpo_{s}.json, dataset_info.json
+        out_dir/train/trl_sft_{s}.jsonl, trl_dpo_{s}.jsonl       TRL conversational files
+        out_dir/train/entries.json.gz      train entries in the combined format
+    """
+    from petool import formats
+
+    catalog = load_catalog(catalog_path)
+    report: dict = {}
+    train, test = build_entries(catalog, config, progress, report)
+    out = Path(out_dir)
+    written: list[Path] = []
+    if test:
+        written += formats.write_release_files(test, out / "test", (*config.settings, "none"))
+        written.append(formats.write_combined(test, out / "test" / "entries.json.gz"))
+    info = {}
+    n_pairs = {}
+    if train:
+        tdir = out / "train"
+        for s in config.settings:
+            sft = [formats.entry_to_sft(e, s, config.style) for e in train]
+            written.append(formats.write_lf_sft(sft, tdir / formats.SFT_FILE.format(setting=s)))
+            pairs = preference_examples(train, s, config.seed, config.hard_negative_share, config.style)
+            n_pairs[s] = len(pairs)
+            written.append(formats.write_lf_dpo(pairs, tdir / formats.DPO_FILE.format(setting=s)))
+            written.append(formats.write_trl_preferences(pairs, tdir / f"trl_dpo_{s}.jsonl"))
+            if config.write_trl_sft:
+                written.append(formats.write_trl_sft(sft, tdir / f"trl_sft_{s}.jsonl"))
+            info[f"petool_sft_{s}"] = (formats.SFT_FILE.format(setting=s), False)
+            info[f"petool_dpo_{s}"] = (formats.DPO_FILE.format(setting=s), True)
+        written.append(formats.write_dataset_info(tdir, info))
+        written.append(formats.write_combined(train, tdir / "entries.json.gz"))
+    summary = {
+        "catalog": str(catalog_path or "assets/catalog.json (shipped)"),
+        "catalog_summary": catalog.summary(),
+        "n_train": len(train),
+        "n_test": len(test),
+        "settings": list(config.settings),
+        "split_by": config.split_by,
+        "train_clusters": len({e.func for e in train}),
+        "test_clusters": len({e.func for e in test}),
+        "dpo_pairs": n_pairs,
+        "empty_parameter_share": round(sum(not e.ground_truth.parameters for e in train + test) / max(1, len(train + test)), 3),
+        "files": sorted(str(p.relative_to(out)) for p in written),
+    }
+    if report:
+        summary.update(report)
+    formats.write_json({"config": config.to_json(), "catalog": summary["catalog_summary"], "versions": _versions()}, out / "build_config.json")
+    formats.write_json(summary, out / "summary.json")
+    return summary
+
+
+def _versions() -> dict:
+    import platform
+
+    from importlib import metadata
+
+    out = {"python": platform.python_version()}
+    for pkg in ("petool", "tqdm"):
+        try:
+            out[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            out[pkg] = "source"
+    return out
+
+
+def parse_setting_names(text: str) -> tuple[str, ...]:
+    """``"p,r"`` -> ("p", "r"); used by the CLI."""
+    from petool.schema import setting_list
+
+    return tuple(setting_list(text, SETTINGS))
+
+
+__all__ = [
+    "PROFILES", "BuildConfig", "User", "make_user", "preferred_api", "preferred_tools", "explain_preference",
+    "build_entries", "build", "dpo_negatives", "negative_kind", "preference_examples", "map_parameters",
+    "split_clusters", "Paraphraser", "sample_value", "mask_tool",
+]

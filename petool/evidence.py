@@ -1,0 +1,120 @@
+"""Per-candidate evidence: how well each candidate fits the query, and what the history says of its tool.
+
+A 135M model cannot match instructions to functions or count history turns reliably unaided;
+these pure functions do the counting so a compact prompt can state the evidence per candidate
+and a rule can act on it directly (``baseline:evidence``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from petool.schema import Entry, Tool, Turn, provider_of, split_tool_name
+
+_STOP = frozenset(
+    "the and for with get all from this that are you want given api data list information using provided "
+    "can please would like need some about into their there what which will".split()
+)
+
+
+def words(text: str) -> list[str]:
+    """Lower-case content words, camelCase and snake_case split.
+
+    Example:
+        >>> words("getUserProfile for my_account")
+        ['user', 'profile', 'account']
+    """
+    text = re.sub(r"([a-z])([A-Z])", r"\1 \2", text)
+    return [w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 2 and w not in _STOP]
+
+
+def tool_text(tool: Tool) -> str:
+    """What a candidate does, in words: API name, description, parameter names and descriptions."""
+    parts = split_tool_name(tool.name)
+    api = parts[2] if parts else tool.name
+    params = " ".join(f"{p.name} {p.description}" for p in tool.required_parameters + tool.optional_parameters)
+    return f"{api} {tool.description} {params}"
+
+
+def fit_scores(query: str, candidates: list[Tool], twin_weight: float = 1.0) -> dict[str, float]:
+    """Functional fit of each candidate to the query, scaled so the best is 1.0.
+
+    TF-IDF word overlap between the query and the candidate's text; the IDF is computed over the
+    candidates themselves so words every candidate shares count little. With ``twin_weight``,
+    a candidate also gains from fitting candidates that resemble it: equivalent APIs come in groups.
+    """
+    docs = {t.name: set(words(tool_text(t))) for t in candidates}
+    df = Counter(w for doc in docs.values() for w in doc)
+    n = len(docs) or 1
+    q = set(words(query))
+    raw = {name: sum(math.log((n + 1) / (df[w] + 0.5)) for w in q & doc) for name, doc in docs.items()}
+    if twin_weight:
+        sim = lambda a, b: len(docs[a] & docs[b]) / (len(docs[a] | docs[b]) or 1)
+        raw = {a: s + twin_weight * max((sim(a, b) * raw[b] for b in docs if b != a), default=0.0) for a, s in raw.items()}
+    best = max(raw.values(), default=0.0) or 1.0
+    return {name: round(score / best, 3) for name, score in raw.items()}
+
+
+@dataclass
+class ToolEvidence:
+    """What the history says of one candidate's tool (provider)."""
+
+    uses: int = 0
+    liked: int = 0
+    disliked: int = 0
+    first: int | None = None
+    last: int | None = None
+    in_leading_block: bool = False
+
+
+def history_evidence(entry: Entry, setting: str, fit: dict[str, float] | None = None, fit_threshold: float = 0.5) -> dict[str, ToolEvidence]:
+    """Evidence per candidate name from the history of ``setting`` (positions are 1-based).
+
+    ``in_leading_block`` marks tools used in the opening run of turns on well-fitting candidates:
+    in the chronological setting those come first because the user liked them least.
+    """
+    history = entry.history(setting) if setting != "none" else []
+    fit = fit or fit_scores(entry.query, entry.candidates)
+    by_provider: dict[str, ToolEvidence] = {}
+    for i, turn in enumerate(history, 1):
+        ev = by_provider.setdefault(provider_of(turn.call.tool_name), ToolEvidence())
+        ev.uses += 1
+        ev.liked += turn.rating == 1
+        ev.disliked += turn.rating == 0
+        ev.first = ev.first or i
+        ev.last = i
+    fitting = {provider_of(t.name) for t in entry.candidates if fit.get(t.name, 0) >= fit_threshold}
+    lead = 0
+    while lead < len(history) and provider_of(history[lead].call.tool_name) in fitting:
+        lead += 1
+    leading = {provider_of(t.call.tool_name) for t in history[:lead]}
+    out = {}
+    for t in entry.candidates:
+        ev = by_provider.get(provider_of(t.name), ToolEvidence())
+        out[t.name] = ToolEvidence(ev.uses, ev.liked, ev.disliked, ev.first, ev.last, provider_of(t.name) in leading)
+    return out
+
+
+def preference_score(ev: ToolEvidence, setting: str) -> float:
+    """How much the history says the user prefers this tool, in the setting's own terms."""
+    if setting == "r":
+        return ev.liked - 2 * ev.disliked
+    if setting == "c":
+        return -1.0 if ev.in_leading_block else float(ev.uses > 0)
+    return float(ev.uses)
+
+
+def rank_candidates(entry: Entry, setting: str, fit_threshold: float = 0.5) -> list[tuple[Tool, float, ToolEvidence]]:
+    """Candidates ordered best first: well-fitting ones by preference, then by fit."""
+    fit = fit_scores(entry.query, entry.candidates)
+    evidence = history_evidence(entry, setting, fit, fit_threshold)
+
+    def key(t: Tool):
+        fits = fit[t.name] >= fit_threshold
+        return (fits, preference_score(evidence[t.name], setting) if fits else 0.0, fit[t.name])
+
+    ordered = sorted(entry.candidates, key=key, reverse=True)
+    return [(t, fit[t.name], evidence[t.name]) for t in ordered]

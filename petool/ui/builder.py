@@ -1,0 +1,585 @@
+"""Tab "Build": pick or create a user, edit the history per setting, the query, the candidates.
+
+The current entry travels between tabs as a plain dict (``store.entry_to_dict``) in a gr.State;
+the handlers below take and return such dicts, so they run without gradio in tests.
+"""
+
+
+import json
+import random
+import re
+import time
+from typing import Any
+
+from petool.prompts import STYLES, build_messages
+from petool.schema import SETTINGS, Entry, Tool, ToolCall, Turn, split_tool_name
+from petool.store import entry_from_dict, entry_to_dict
+from petool.ui.render import esc, gold_known, prefers
+from petool.ui.services import DEV, SAVED, Services, load_catalog
+
+TURN_HEADERS = ["#", "instruction", "tool", "parameters", "rating"]
+CANDIDATE_HEADERS = ["#", "tool", "description", "required", "optional"]
+N_CANDIDATES = 10
+
+
+# ---------------------------------------------------------------- plain handlers
+
+
+def blank_entry(user: str = "", preferred: list[str] | None = None) -> dict:
+    """A new entry with empty p/r/c histories, no query, no candidates, no gold call."""
+    e = Entry(
+        entry_id=f"user-{_slug(user) or 'anon'}-{int(time.time() * 1000) % 10**10}",
+        query="",
+        candidates=[],
+        ground_truth=ToolCall("", {}),
+        histories={s: [] for s in SETTINGS},
+        preferred_tools=list(preferred or []),
+        extra={"user": user} if user else {},
+    )
+    return entry_to_dict(e)
+
+
+def entry_choices(services: Services, source: str) -> list[tuple[str, str]]:
+    """(label, key) for the entry dropdown of a source."""
+    if source == SAVED:
+        return [(f"{r['key']} — {(r['query'] or '')[:70]}" + (f" ({r['user']})" if r.get("user") else ""), r["key"]) for r in services.store.list_entries(SAVED)]
+    return [(f"{e.key} — {e.query[:70]}", e.key) for e in services.pool(source)]
+
+
+def load_entry(services: Services, source: str, key: str) -> tuple[dict, str]:
+    """The chosen entry as a dict, and a status line."""
+    entry = services.find(source, key) if key else None
+    if entry is None:
+        raise ValueError(f"no entry {key!r} in {source!r}")
+    d = entry_to_dict(entry)
+    if source == DEV:
+        d["extra"]["split"] = "test"
+    return d, f"Loaded entry {entry.key} from {source}."
+
+
+def profiles() -> dict[str, str]:
+    """Preference profiles a new user can have: name -> one line on what it weighs."""
+    try:
+        from petool.bench import PROFILES
+    except ImportError:
+        return {"manual": "you choose the preferred tools by the turns you add"}
+    out = {}
+    for name, weights in PROFILES.items():
+        if not weights:
+            out[name] = "random weights over every attribute, drawn per user"
+        else:
+            total = sum(weights.values())
+            out[name] = "weighs " + ", ".join(f"{k} {w / total:.0%}" for k, w in sorted(weights.items(), key=lambda kv: -kv[1]))
+    return out
+
+
+def create_user(services: Services, name: str, profile: str, seed: int | None = None) -> tuple[dict, str]:
+    """Save a user with a preference profile and start a blank entry for them.
+
+    With the catalog, the profile decides which tool wins each functional cluster; those tools
+    are the user's preferred set, shown in the candidates and history tables.
+    """
+    name = (name or "").strip()
+    if not name:
+        raise ValueError("Type a user name first.")
+    explanation = profiles().get(profile, "")
+    preferred: list[str] = []
+    weights = None
+    cat = load_catalog()
+    if cat is not None and profile in profiles() and profile != "manual":
+        from petool.bench import make_user, preferred_tools
+
+        user = make_user(cat, random.Random(seed if seed is not None else name), profile, user_id=_slug(name))
+        weights = user.weights
+        preferred = sorted({cat.tool_by_key[k].name for k in preferred_tools(cat, user)})
+    services.store.save_user(name, {"profile": profile, "weights": weights, "preferred_tools": preferred})
+    return blank_entry(name, preferred), f"User {name!r} saved: {profile} ({explanation}); prefers {len(preferred)} tools."
+
+
+def validate_params(tool: Tool, params: Any) -> list[str]:
+    """Problems of ``params`` against ``tool``'s schema (empty when valid).
+
+    Required names must be present, no unknown names, and values must fit the ToolBench type
+    loosely (NUMBER: a number, BOOLEAN: a boolean, ARRAY: a list, OBJECT: an object).
+
+    Example:
+        >>> validate_params(Tool("<A>.<B>.<c>", required_parameters=[]), {"x": 1})
+        ["unknown parameter 'x'; valid: (none)"]
+    """
+    if not isinstance(params, dict):
+        return ["parameters must be a JSON object"]
+    problems = []
+    known = {p.name: p for p in tool.required_parameters + tool.optional_parameters}
+    for p in tool.required_parameters:
+        if p.name not in params:
+            problems.append(f"missing required parameter {p.name!r}")
+    for name, value in params.items():
+        if name not in known:
+            problems.append(f"unknown parameter {name!r}; valid: {', '.join(known) or '(none)'}")
+            continue
+        kind = (known[name].type or "").upper()
+        if kind == "NUMBER" and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            problems.append(f"{name!r} must be a number, got {json.dumps(value, ensure_ascii=False)}")
+        elif kind == "BOOLEAN" and not isinstance(value, bool):
+            problems.append(f"{name!r} must be true or false, got {json.dumps(value, ensure_ascii=False)}")
+        elif kind == "ARRAY" and not isinstance(value, list):
+            problems.append(f"{name!r} must be a JSON list")
+        elif kind == "OBJECT" and not isinstance(value, dict):
+            problems.append(f"{name!r} must be a JSON object")
+    return problems
+
+
+def parse_params(text: str) -> dict:
+    """JSON object text -> dict, with a readable error."""
+    text = (text or "").strip() or "{}"
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"parameters are not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+    if not isinstance(value, dict):
+        raise ValueError("parameters must be a JSON object like {\"city\": \"Paris\"}")
+    return value
+
+
+def checked_call(catalog: dict[str, Tool], tool_name: str, params_text: str, candidates: list[Tool] | None = None) -> ToolCall:
+    """A ToolCall validated against its tool's schema; ValueError lists every problem."""
+    if not tool_name:
+        raise ValueError("Pick a tool first.")
+    tool = next((t for t in candidates or [] if t.name == tool_name), None) or catalog.get(tool_name)
+    if tool is None:
+        raise ValueError(f"unknown tool {tool_name!r}: pick one from the list")
+    params = parse_params(params_text)
+    problems = validate_params(tool, params)
+    if problems:
+        raise ValueError("; ".join(problems))
+    return ToolCall(tool_name, params)
+
+
+def example_params(tool: Tool | None) -> str:
+    """A starting parameter object for a tool: its required parameters with their defaults."""
+    if tool is None:
+        return "{}"
+    return json.dumps({p.name: p.default for p in tool.required_parameters}, ensure_ascii=False)
+
+
+def _turns(d: dict, setting: str) -> list[dict]:
+    if setting not in SETTINGS:
+        raise ValueError(f"histories are edited in p, r or c, not {setting!r}")
+    return d.setdefault("histories", {}).setdefault(setting, [])
+
+
+def _index(turns: list, index: Any) -> int:
+    try:
+        i = int(index) - 1
+    except (TypeError, ValueError):
+        raise ValueError("Select a turn first (click its row).") from None
+    if not 0 <= i < len(turns):
+        raise ValueError(f"there is no turn #{i + 1}; the history has {len(turns)}")
+    return i
+
+
+def add_turn(services: Services, d: dict, setting: str, tool_name: str, instruction: str, params_text: str, rating: Any = None) -> dict:
+    """Append a validated turn to the history of ``setting``."""
+    if not (instruction or "").strip():
+        raise ValueError("Type the instruction the user gave for this call.")
+    call = checked_call(services.catalog(), tool_name, params_text)
+    turn = Turn(instruction.strip(), call, _rating(rating, setting))
+    d = _copy(d)
+    _turns(d, setting).append(turn.to_json())
+    return _touch(d)
+
+
+def update_turn(services: Services, d: dict, setting: str, index: Any, tool_name: str, instruction: str, params_text: str, rating: Any = None) -> dict:
+    d = _copy(d)
+    turns = _turns(d, setting)
+    i = _index(turns, index)
+    call = checked_call(services.catalog(), tool_name, params_text)
+    turns[i] = Turn((instruction or "").strip() or turns[i]["instruction"], call, _rating(rating, setting)).to_json()
+    return _touch(d)
+
+
+def delete_turn(d: dict, setting: str, index: Any) -> dict:
+    d = _copy(d)
+    turns = _turns(d, setting)
+    turns.pop(_index(turns, index))
+    return _touch(d)
+
+
+def move_turn(d: dict, setting: str, index: Any, delta: int) -> tuple[dict, int]:
+    """Move a turn up (-1) or down (+1); returns the entry and the turn's new 1-based position."""
+    d = _copy(d)
+    turns = _turns(d, setting)
+    i = _index(turns, index)
+    j = min(max(i + delta, 0), len(turns) - 1)
+    turns.insert(j, turns.pop(i))
+    return _touch(d), j + 1
+
+
+def rate_turn(d: dict, setting: str, index: Any, rating: Any) -> dict:
+    d = _copy(d)
+    turns = _turns(d, setting)
+    i = _index(turns, index)
+    r = _rating(rating, "r")
+    if r is None:
+        turns[i].pop("rating", None)
+    else:
+        turns[i]["rating"] = r
+    return _touch(d)
+
+
+def derive_settings(d: dict, setting: str) -> tuple[dict, str]:
+    """Rebuild the other two histories from this one, by the benchmark's rules.
+
+    p = the turns rated 1 (or unrated); r = all turns with ratings (unrated count as 1);
+    c = r's turns without ratings, the rating-0 ones first (later calls are the preferred ones).
+    """
+    d = _copy(d)
+    turns = [dict(t) for t in _turns(d, setting)]
+    rated = [{**t, "rating": t.get("rating", 1) if t.get("rating") is not None else 1} for t in turns]
+    d["histories"] = {
+        "p": [_unrated(t) for t in rated if t["rating"] == 1],
+        "r": rated,
+        "c": [_unrated(t) for t in rated if t["rating"] == 0] + [_unrated(t) for t in rated if t["rating"] == 1],
+    }
+    n0 = sum(t["rating"] == 0 for t in rated)
+    return _touch(d), f"Derived p ({len(rated) - n0} turns), r ({len(rated)}) and c ({len(rated)}) from {setting}."
+
+
+def set_query(d: dict, query: str) -> dict:
+    d = _copy(d)
+    d["query"] = (query or "").strip()
+    return d
+
+
+def suggest_candidates(services: Services, d: dict, query: str, n: int = N_CANDIDATES, seed: int = 0) -> tuple[dict, str]:
+    """Candidates for the query: the best-matching API's functional cluster plus distractors.
+
+    The match is word overlap between the query and each API's name and description; the
+    cluster comes first in the list's random order, distractors come from other clusters.
+    """
+    query = (query or "").strip()
+    if not query:
+        raise ValueError("Type a query first.")
+    catalog = services.catalog()
+    if not catalog:
+        raise ValueError("No tool catalog is available to draw candidates from.")
+    words = _words(query)
+    scored = sorted(catalog.values(), key=lambda t: (-len(words & _words(t.name + " " + t.description)), t.name))
+    best = scored[0]
+    clusters = services.clusters()
+    cluster = [name for name in clusters.get(best.name, [best.name]) if name in catalog][: max(2, n // 2)]
+    if best.name not in cluster:
+        cluster.insert(0, best.name)
+    rng = random.Random(f"{seed}:{query}")
+    others = [t.name for t in scored[1:] if t.name not in cluster and not set(clusters.get(t.name, [])) & set(cluster)]
+    pool = others[: 4 * n]
+    rng.shuffle(pool)
+    names = cluster + pool[: max(0, n - len(cluster))]
+    rng.shuffle(names)
+    d = set_query(d, query)
+    d["candidates"] = [catalog[name].to_json() for name in names]
+    d["cluster"] = cluster
+    preferred = set(d.get("preferred_tools") or [])
+    history = {t["tool_call"]["tool_name"] for turns in d.get("histories", {}).values() for t in turns if t.get("rating", 1) == 1}
+    for name in history:
+        parts = split_tool_name(name)
+        if parts:
+            preferred.add(parts[1])
+    liked = [name for name in cluster if prefers(name, preferred)]
+    note = f" The history suggests {liked[0]}." if liked else ""
+    return _touch(d), f"{len(names)} candidates; the functional cluster of {best.name} has {len(cluster)}.{note}"
+
+
+def add_candidate(services: Services, d: dict, tool_name: str) -> dict:
+    tool = services.catalog().get(tool_name)
+    if tool is None:
+        raise ValueError(f"unknown tool {tool_name!r}")
+    d = _copy(d)
+    if any(c["tool_name"] == tool_name for c in d.get("candidates", [])):
+        raise ValueError(f"{tool_name} is already a candidate")
+    d.setdefault("candidates", []).append(tool.to_json())
+    return _touch(d)
+
+
+def remove_candidate(d: dict, tool_name: str) -> dict:
+    d = _copy(d)
+    before = len(d.get("candidates", []))
+    d["candidates"] = [c for c in d.get("candidates", []) if c["tool_name"] != tool_name]
+    if len(d["candidates"]) == before:
+        raise ValueError(f"{tool_name!r} is not a candidate")
+    return _touch(d)
+
+
+def set_gold(services: Services, d: dict, tool_name: str, params_text: str) -> dict:
+    """Set the expected call (optional for user-built entries); it must be a candidate."""
+    entry = entry_from_dict(d)
+    if entry.candidate(tool_name) is None:
+        raise ValueError("The expected call must use one of the candidates.")
+    call = checked_call(services.catalog(), tool_name, params_text, entry.candidates)
+    d = _copy(d)
+    d["ground_truth"] = call.to_json()
+    return _touch(d)
+
+
+def preview_prompt(d: dict, setting: str, style: str = "paper") -> tuple[str, str]:
+    """The exact (system, user) messages the models receive for this entry and setting."""
+    entry = entry_from_dict(d)
+    if setting != "none" and setting not in entry.histories:
+        raise ValueError(f"this entry has no {setting} history")
+    messages = build_messages(entry, setting, style)
+    return messages[0]["content"], messages[1]["content"]
+
+
+def save_entry(services: Services, d: dict, user: str = "") -> str:
+    entry = entry_from_dict(d)
+    if not entry.query:
+        raise ValueError("Type a query before saving.")
+    user_id = services.store.save_user(user) if (user or "").strip() else None
+    services.store.save_entry(entry, source=SAVED, user_id=user_id)
+    return f"Saved entry {entry.key} ({sum(len(t) for t in entry.histories.values())} turns, {len(entry.candidates)} candidates)."
+
+
+def turn_rows(d: dict, setting: str) -> list[list]:
+    if setting == "none":
+        return []
+    return [
+        [i, t["instruction"], t["tool_call"]["tool_name"], json.dumps(t["tool_call"].get("parameters", {}), ensure_ascii=False), "" if t.get("rating") is None else t["rating"]]
+        for i, t in enumerate((d.get("histories") or {}).get(setting, []), 1)
+    ]
+
+
+def candidate_rows(d: dict) -> list[list]:
+    rows = []
+    for i, c in enumerate(d.get("candidates") or [], 1):
+        mark = "★ " if c["tool_name"] == (d.get("ground_truth") or {}).get("tool_name") else ""
+        rows.append([i, mark + c["tool_name"], (c.get("tool_description") or "")[:120],
+                     ", ".join(p["name"] for p in c.get("required_parameters", [])),
+                     ", ".join(p["name"] for p in c.get("optional_parameters", []))])
+    return rows
+
+
+def summary(d: dict) -> str:
+    """A one-paragraph markdown summary of the current entry."""
+    if not d:
+        return "*No entry yet: load one or create a user.*"
+    e = entry_from_dict(d)
+    turns = ", ".join(f"{s}: {len(e.histories.get(s, []))}" for s in SETTINGS)
+    gold = f"`{e.ground_truth.tool_name}`" if gold_known(e) else "unknown"
+    split = " · **test data: labels on it never become training pairs**" if e.extra.get("split") == "test" else ""
+    return f"**Entry** `{e.key}` · turns ({turns}) · {len(e.candidates)} candidates · gold {gold}{split}  \n**Query:** {e.query or '—'}"
+
+
+def _copy(d: dict) -> dict:
+    return json.loads(json.dumps(d or blank_entry()))
+
+
+def _touch(d: dict) -> dict:
+    d["history_length"] = max((len(t) for t in (d.get("histories") or {}).values()), default=0)
+    return d
+
+
+def _unrated(t: dict) -> dict:
+    return {k: v for k, v in t.items() if k != "rating"}
+
+
+def _rating(value: Any, setting: str) -> int | None:
+    if value in (None, "", "none", "—"):
+        return 1 if setting == "r" else None
+    try:
+        r = int(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"a rating is 1 (satisfied) or 0 (not), got {value!r}") from None
+    if r not in (0, 1):
+        raise ValueError(f"a rating is 1 (satisfied) or 0 (not), got {value!r}")
+    return r if setting == "r" else None
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 2}
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-zA-Z0-9_-]+", "-", (text or "").strip())[:32].strip("-")
+
+
+# ---------------------------------------------------------------- layout and wiring
+
+
+def build(services: Services, entry_state, annotator):
+    """Lay out the tab and wire it; ``entry_state`` is the shared gr.State of the current entry."""
+    import gradio as gr
+
+    from petool.ui.common import guard
+
+    catalog_names = list(services.catalog())
+    sources = services.sources()
+    gr.Markdown(
+        "Build a user's tool-use history, or start from a benchmark entry. Edit each setting's history "
+        "(**p** preferred only, **r** with ratings, **c** chronological), type a query, get candidates, "
+        "and preview the exact prompt. Everything can be saved and reloaded."
+    )
+    with gr.Row():
+        with gr.Column(scale=1):
+            with gr.Accordion("Load an entry", open=True):
+                source = gr.Dropdown(sources, value=sources[0] if sources else None, label="source", elem_id="b-source")
+                first = entry_choices(services, sources[0]) if sources else []
+                key = gr.Dropdown(first, value=first[0][1] if first else None, label="entry", filterable=True, elem_id="b-entry")
+                load_btn = gr.Button("Load entry", elem_id="b-load")
+            with gr.Accordion("New user", open=False):
+                profs = profiles()
+                user_name = gr.Textbox(label="user name", elem_id="b-user")
+                profile = gr.Dropdown(list(profs), value=next(iter(profs)), label="preference profile")
+                profile_help = gr.Markdown(esc(next(iter(profs.values()))))
+                create_btn = gr.Button("Create user and start an empty history", elem_id="b-create")
+        with gr.Column(scale=2):
+            info = gr.Markdown(summary({}), elem_id="b-summary")
+            status = gr.Markdown("")
+    setting = gr.Radio(list(SETTINGS), value="p", label="history setting being edited", elem_id="b-setting")
+    turns = gr.Dataframe(headers=TURN_HEADERS, value=[], label="history (click a row to select it)", interactive=False, wrap=True,
+                         column_widths=["5%", "38%", "30%", "20%", "7%"], max_height=360, elem_id="b-turns")
+    with gr.Row():
+        turn_index = gr.Number(label="selected turn #", precision=0, value=None, minimum=1, scale=1, elem_id="b-turn-index")
+        tool = gr.Dropdown(catalog_names, value=None, label="tool (from the catalog)", filterable=True, scale=3, elem_id="b-tool")
+        rating = gr.Radio(["1", "0"], value=None, label="rating (r only)", scale=1)
+    with gr.Row():
+        instruction = gr.Textbox(label="instruction", scale=3, elem_id="b-instruction")
+        params = gr.Code("{}", language="json", label="parameters (JSON, checked against the tool's schema)", scale=2, elem_id="b-params")
+    with gr.Row():
+        add_btn = gr.Button("Add turn", variant="primary", elem_id="b-add")
+        upd_btn = gr.Button("Update turn")
+        del_btn = gr.Button("Delete turn")
+        up_btn = gr.Button("Move up")
+        down_btn = gr.Button("Move down")
+        rate_btn = gr.Button("Set rating")
+        derive_btn = gr.Button("Derive the other settings from this one")
+    gr.Markdown("### Query and candidates")
+    with gr.Row():
+        query = gr.Textbox(label="query (the new instruction)", scale=4, elem_id="b-query")
+        suggest_btn = gr.Button("Get candidates", scale=1, elem_id="b-suggest")
+    cands = gr.Dataframe(headers=CANDIDATE_HEADERS, value=[], label="candidates (★ = expected call)", interactive=False, wrap=True,
+                         column_widths=["5%", "35%", "34%", "13%", "13%"], elem_id="b-cands")
+    with gr.Row():
+        cand_tool = gr.Dropdown(catalog_names, value=None, label="candidate tool", filterable=True, scale=3, elem_id="b-cand-tool")
+        cand_add = gr.Button("Add candidate", scale=1)
+        cand_del = gr.Button("Remove candidate", scale=1)
+    with gr.Row():
+        gold_params = gr.Code("{}", language="json", label="expected call's parameters (optional gold)", scale=3)
+        gold_btn = gr.Button("Set as expected call", scale=1)
+    with gr.Accordion("Prompt preview", open=False):
+        with gr.Row():
+            pv_setting = gr.Radio(["p", "r", "c", "none"], value="p", label="setting")
+            pv_style = gr.Radio(list(STYLES), value="paper", label="prompt style")
+            pv_btn = gr.Button("Preview", elem_id="b-preview")
+        pv_system = gr.Code(label="system message (exact text)", language=None, elem_id="b-prompt")
+        pv_user = gr.Textbox(label="user message", lines=1)
+    save_btn = gr.Button("Save entry", variant="primary", elem_id="b-save")
+
+    views = [info, turns, cands]
+
+    def show(d, s):
+        return summary(d), turn_rows(d, s), candidate_rows(d)
+
+    def on_source(src):
+        choices = entry_choices(services, src)
+        return gr.update(choices=choices, value=choices[0][1] if choices else None)
+
+    source.change(on_source, source, key, api_visibility="private")
+    source.focus(lambda: gr.update(choices=services.sources()), None, source, api_visibility="private")
+
+    def on_load(src, k, s):
+        d, msg = guard(load_entry)(services, src, k)
+        return (d, msg, *show(d, s), d.get("query", "") if d else "")
+
+    load_btn.click(on_load, [source, key, setting], [entry_state, status, *views, query], api_name="load_entry")
+    profile.change(lambda p: esc(profiles().get(p, "")), profile, profile_help, api_visibility="private")
+
+    def on_create(name, prof, s):
+        d, msg = guard(create_user)(services, name, prof)
+        return (d, msg, *show(d, s), "")
+
+    create_btn.click(on_create, [user_name, profile, setting], [entry_state, status, *views, query], api_name="create_user")
+    setting.change(lambda d, s: turn_rows(d, s), [entry_state, setting], turns, api_visibility="private")
+
+    def on_select(d, s, evt: gr.SelectData):
+        row = evt.index[0] if isinstance(evt.index, (list, tuple)) else evt.index
+        t = (d.get("histories") or {}).get(s, [])[row]
+        return row + 1, t["tool_call"]["tool_name"], t["instruction"], json.dumps(t["tool_call"]["parameters"], ensure_ascii=False), None if t.get("rating") is None else str(t["rating"])
+
+    turns.select(on_select, [entry_state, setting], [turn_index, tool, instruction, params, rating], api_visibility="private")
+    tool.change(lambda name: example_params(services.catalog().get(name)), tool, params, api_visibility="private")
+
+    def edit(fn):
+        def run(d, s, *args):
+            new, msg = guard(fn)(d, s, *args)
+            return (new, msg, *show(new, s))
+        return run
+
+    def _add(d, s, name, ins, p, r):
+        return add_turn(services, d, s, name, ins, p, r), "Turn added."
+
+    def _upd(d, s, i, name, ins, p, r):
+        return update_turn(services, d, s, i, name, ins, p, r), f"Turn #{int(i)} updated."
+
+    def _del(d, s, i):
+        return delete_turn(d, s, i), f"Turn #{int(i)} deleted."
+
+    def _rate(d, s, i, r):
+        return rate_turn(d, s, i, r), f"Turn #{int(i)} rated {r}."
+
+    outs = [entry_state, status, *views]
+    add_btn.click(edit(_add), [entry_state, setting, tool, instruction, params, rating], outs, api_name="add_turn")
+    upd_btn.click(edit(_upd), [entry_state, setting, turn_index, tool, instruction, params, rating], outs, api_visibility="private")
+    del_btn.click(edit(_del), [entry_state, setting, turn_index], outs, api_visibility="private")
+    rate_btn.click(edit(_rate), [entry_state, setting, turn_index, rating], outs, api_visibility="private")
+    derive_btn.click(edit(lambda d, s: derive_settings(d, s)), [entry_state, setting], outs, api_visibility="private")
+
+    def mover(delta):
+        def run(d, s, i):
+            try:
+                new, j = move_turn(d, s, i, delta)
+            except ValueError as exc:
+                return (d, f"⚠️ {exc}", *show(d, s), i)
+            return (new, f"Turn moved to #{j}.", *show(new, s), j)
+        return run
+
+    up_btn.click(mover(-1), [entry_state, setting, turn_index], [*outs, turn_index], api_visibility="private")
+    down_btn.click(mover(1), [entry_state, setting, turn_index], [*outs, turn_index], api_visibility="private")
+
+    def on_suggest(d, s, q):
+        new, msg = guard(suggest_candidates)(services, d, q)
+        return (new, msg, *show(new, s))
+
+    suggest_btn.click(on_suggest, [entry_state, setting, query], outs, api_name="suggest_candidates")
+    query.blur(lambda d, q: set_query(d, q), [entry_state, query], entry_state, api_visibility="private")
+
+    def cand_edit(fn, msg):
+        def run(d, s, name):
+            new, m = guard(lambda: (fn(d, name), msg))()
+            return (new, m, *show(new, s))
+        return run
+
+    cand_add.click(cand_edit(lambda d, n: add_candidate(services, d, n), "Candidate added."), [entry_state, setting, cand_tool], outs, api_visibility="private")
+    cand_del.click(cand_edit(remove_candidate, "Candidate removed."), [entry_state, setting, cand_tool], outs, api_visibility="private")
+
+    def on_gold(d, s, name, p):
+        new, msg = guard(lambda: (set_gold(services, d, name, p), "Expected call set."))()
+        return (new, msg, *show(new, s))
+
+    gold_btn.click(on_gold, [entry_state, setting, cand_tool, gold_params], outs, api_visibility="private")
+    cand_tool.change(lambda name: example_params(services.catalog().get(name)), cand_tool, gold_params, api_visibility="private")
+
+    def on_preview(d, q, s, style):
+        try:
+            return (*preview_prompt(set_query(d, q), s, style), "")
+        except ValueError as exc:
+            return "", "", f"⚠️ {exc}"
+
+    pv_btn.click(on_preview, [entry_state, query, pv_setting, pv_style], [pv_system, pv_user, status], api_name="preview_prompt")
+
+    def on_save(d, q, who):
+        d = set_query(d, q)
+        msg = guard(lambda: (d, save_entry(services, d, (d.get("extra") or {}).get("user") or who)))()[1]
+        return d, msg
+
+    save_btn.click(on_save, [entry_state, query, annotator], [entry_state, status], api_name="save_entry")
+    return {"refresh": lambda d, s="p": show(d, s), "views": views, "setting": setting, "query": query}

@@ -1,0 +1,316 @@
+"""Tab "Compare & label": two models side by side on the current entry, a verdict, a queue.
+
+Model A / B are the base model and PEToolLLaMA (the same base in memory, adapter toggled) or a
+rule baseline. Blind mode shuffles the sides and hides the names until the verdict is in.
+"""
+
+
+import json
+import random
+from typing import Any, Callable
+
+from petool.parsing import parse_call
+from petool.prompts import render_system_prompt
+from petool.schema import SETTINGS, ToolCall
+from petool.scoring import ERROR_CODES, score_call
+from petool.store import VERDICTS, entry_from_dict, entry_to_dict
+from petool.ui.builder import checked_call
+from petool.ui.render import call_html, candidates_html, esc, gold_known, history_html
+from petool.ui.services import BASE, DEV, TUNED, Services
+
+TAGS = ["wrong function", "ignores preference", "wrong parameter names", "wrong parameter values", "invalid format", "hallucinated tool", "gold is debatable"]
+VERDICT_LABELS = {"A": "A is better", "B": "B is better", "tie": "Tie", "both_bad": "Both are bad"}
+
+
+# ---------------------------------------------------------------- plain handlers
+
+
+def judge(entry, setting: str, text: str) -> dict:
+    """Parse and, when the gold is known, score one output."""
+    parsed = parse_call(text)
+    if gold_known(entry):
+        score = score_call(entry, setting, parsed)
+        return {"call": score.call.to_json() if score.call else None, "error": score.error,
+                "tool_ok": score.tool_ok, "params_ok": score.params_ok}
+    if parsed.call is None:
+        return {"call": None, "error": parsed.error, "tool_ok": None, "params_ok": None}
+    error = "unscored" if entry.candidate(parsed.call.tool_name) else "tool:hallucinated"
+    return {"call": parsed.call.to_json(), "error": error, "tool_ok": None, "params_ok": None}
+
+
+def run_compare(services: Services, d: dict, setting: str, model_a: str, model_b: str, blind: bool = False,
+                seed: int | None = None, progress: Callable | None = None) -> dict:
+    """Generate with both models on the entry; returns the comparison record the label is made of.
+
+    In blind mode the two choices are shuffled (``swapped``), so "A" may be ``model_b``.
+    """
+    if not d:
+        raise ValueError("Load or build an entry first (tab Build).")
+    entry = entry_from_dict(d)
+    if not entry.query or not entry.candidates:
+        raise ValueError("The entry needs a query and candidates (tab Build).")
+    if setting != "none" and setting not in entry.histories:
+        raise ValueError(f"this entry has no {setting} history; pick another setting")
+    choices = [model_a, model_b]
+    swapped = False
+    if blind:
+        swapped = random.Random(seed).random() < 0.5
+        if swapped:
+            choices.reverse()
+    sides = []
+    for i, choice in enumerate(choices):
+        if progress:
+            progress((i, 2), desc=f"generating side {'AB'[i]}" + ("" if blind else f" ({choice})"))
+        out = services.model.generate(choice, entry, setting)
+        side = {"choice": choice, "model": out.model, "raw": out.text, "latency_s": out.latency_s,
+                "prompt_tokens": out.prompt_tokens, "output_tokens": out.output_tokens, "model_error": out.error}
+        side.update(judge(entry, setting, out.text) if not out.error else {"call": None, "error": "model:error", "tool_ok": None, "params_ok": None})
+        sides.append(side)
+    if progress:
+        progress((2, 2), desc="done")
+    style = _style(services)
+    return {
+        "entry": entry_to_dict(entry),
+        "setting": setting,
+        "style": style,
+        "prompt": render_system_prompt(entry, setting, style),
+        "blind": bool(blind),
+        "swapped": swapped,
+        "revealed": not blind,
+        "sides": sides,
+        "labelled": None,
+    }
+
+
+def _style(services: Services) -> str:
+    p = services.model._predictor
+    return getattr(p, "style", None) or "paper"
+
+
+def side_title(result: dict, i: int) -> str:
+    side = result["sides"][i]
+    label = "AB"[i]
+    if result["blind"] and not result["revealed"]:
+        return f"{label}: (hidden until your verdict)"
+    return f"{label}: {side['model']}"
+
+
+def render_result(result: dict | None) -> tuple[str, str, str]:
+    """(html A, html B, markdown summary) of a comparison."""
+    if not result:
+        return "", "", "*Run a comparison to see both calls here.*"
+    entry = entry_from_dict(result["entry"])
+    gold = entry.ground_truth.to_json() if gold_known(entry) else None
+    a, b = result["sides"]
+    out = []
+    for i, (me, other) in enumerate(((a, b), (b, a))):
+        note = ERROR_CODES.get(me["error"], "")
+        if me.get("model_error"):
+            note = me["model_error"]
+        out.append(call_html(me["call"], title=side_title(result, i), other=other["call"], gold=gold, raw=me["raw"],
+                             error=me["error"], latency_s=me["latency_s"], note=note))
+    same = a["call"] == b["call"] and a["call"] is not None
+    lines = [f"Setting **{result['setting']}** · prompt style `{result['style']}`"]
+    lines.append("Both sides made **the same call**." if same else "Yellow = differs between A and B; red/green = against the gold call.")
+    if result.get("labelled"):
+        lines.append(f"✅ Saved label #{result['labelled']['id']}: **{VERDICT_LABELS[result['labelled']['verdict']]}**"
+                     + (f" — A was {a['model']}, B was {b['model']}" if result["blind"] else ""))
+    return out[0], out[1], "  \n".join(lines)
+
+
+def gold_text(result: dict | None, which: str) -> str:
+    """JSON of call A, call B or the ground truth, as the start of a gold-call edit."""
+    if not result:
+        raise ValueError("Run a comparison first.")
+    if which == "ground truth":
+        gt = result["entry"].get("ground_truth") or {}
+        if not gt.get("tool_name"):
+            raise ValueError("This entry has no known gold call.")
+        call = gt
+    else:
+        call = result["sides"]["AB".index(which)]["call"]
+        if call is None:
+            raise ValueError(f"Side {which} has no parsed call to start from.")
+    return json.dumps(call, ensure_ascii=False, indent=1)
+
+
+def parse_gold(result: dict, text: str) -> ToolCall | None:
+    """The annotator's gold call (empty = none), validated against the entry's candidates."""
+    text = (text or "").strip()
+    if not text:
+        return None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"the gold call is not valid JSON: {exc.msg} (line {exc.lineno})") from None
+    if not isinstance(value, dict) or not isinstance(value.get("tool_name"), str):
+        raise ValueError('the gold call must look like {"tool_name": "...", "parameters": {...}}')
+    entry = entry_from_dict(result["entry"])
+    if entry.candidate(value["tool_name"]) is None:
+        raise ValueError(f"the gold call's tool {value['tool_name']!r} is not one of the candidates")
+    return checked_call({}, value["tool_name"], json.dumps(value.get("parameters") or {}), entry.candidates)
+
+
+def submit_label(services: Services, result: dict | None, verdict: str, annotator: str, tags: list[str] | None = None,
+                 comment: str = "", gold: str = "") -> dict:
+    """Append the verdict to the store; returns the result, now revealed and marked labelled."""
+    if not result:
+        raise ValueError("Run a comparison first.")
+    if verdict not in VERDICTS:
+        raise ValueError(f"unknown verdict {verdict!r}")
+    if not (annotator or "").strip():
+        raise ValueError("Type your annotator name (top of the page) first.")
+    gold_call = parse_gold(result, gold)
+    a, b = result["sides"]
+    label_id = services.store.add_label(
+        annotator=annotator, entry=entry_from_dict(result["entry"]), setting=result["setting"], prompt=result["prompt"],
+        model_a=a["model"], model_b=b["model"], call_a=a["call"], call_b=b["call"], raw_a=a["raw"], raw_b=b["raw"],
+        blind=result["blind"], verdict=verdict, tags=tags or [], comment=comment or "", gold_call=gold_call,
+    )
+    return {**result, "revealed": True, "labelled": {"id": label_id, "verdict": verdict}}
+
+
+def make_queue(services: Services, source: str, settings: list[str], size: int, annotator: str, seed: int = 0) -> list[list]:
+    """A batch of (source, key, setting) items this annotator has not labelled yet, shuffled."""
+    if not settings:
+        raise ValueError("Pick at least one setting for the queue.")
+    if not (annotator or "").strip():
+        raise ValueError("Type your annotator name (top of the page) first.")
+    done = services.store.labelled_keys(annotator.strip())
+    items = [[source, e.key, s] for e in services.pool(source) for s in settings if s in e.settings and (e.key, s) not in done]
+    random.Random(seed).shuffle(items)
+    if not items:
+        raise ValueError(f"Nothing left to label in {source!r} for {annotator!r}.")
+    return items[: max(1, int(size))]
+
+
+def queue_entry(services: Services, queue: list[list], pos: int) -> tuple[dict | None, str, str]:
+    """The entry dict and setting at ``pos``, and a progress line; (None, …) past the end."""
+    if not queue or pos >= len(queue):
+        return None, "p", "Queue finished." if queue else ""
+    source, key, setting = queue[pos]
+    entry = services.find(source, key)
+    if entry is None:
+        raise ValueError(f"entry {key!r} is gone from {source!r}")
+    d = entry_to_dict(entry)
+    if source == DEV:
+        d["extra"]["split"] = "test"
+    return d, setting, f"Queue item {pos + 1} of {len(queue)}: entry {key}, setting {setting}."
+
+
+def entry_view(d: dict | None, setting: str) -> str:
+    if not d:
+        return "<p class='pt-muted'>No entry loaded: use the Build tab or start a queue.</p>"
+    e = entry_from_dict(d)
+    history = history_html(e.history(setting) if setting in e.settings else [], setting, e.preferred_tools)
+    return f"<p><b>Query:</b> {esc(e.query)}</p><details><summary>history and candidates</summary>{history}{candidates_html(e)}</details>"
+
+
+# ---------------------------------------------------------------- layout and wiring
+
+KEYS_HELP = "Keys (outside text boxes): **r** run · **1** A better · **2** B better · **3** tie · **4** both bad · **n** next in queue"
+
+
+def build(services: Services, entry_state, annotator):
+    import gradio as gr
+
+    from petool.ui.common import guard
+
+    result_state = gr.State(None)
+    queue_state = gr.State([])
+    pos_state = gr.State(0)
+    choices = services.model.model_choices()
+    gr.Markdown("Run two models on the current entry, compare their calls, and label which is better. " + KEYS_HELP)
+    with gr.Row():
+        setting = gr.Radio([*SETTINGS, "none"], value="p", label="setting", elem_id="c-setting")
+        model_a = gr.Dropdown(choices, value=BASE, label="model A", elem_id="c-model-a")
+        model_b = gr.Dropdown(choices, value=TUNED, label="model B", elem_id="c-model-b")
+        blind = gr.Checkbox(value=False, label="blind (hide and shuffle the models)", elem_id="c-blind")
+    entry_html = gr.HTML(entry_view(None, "p"), elem_id="c-entry")
+    run_btn = gr.Button("Run comparison", variant="primary", elem_id="c-run")
+    summary = gr.Markdown("*Run a comparison to see both calls here.*", elem_id="c-summary")
+    with gr.Row(equal_height=False):
+        html_a = gr.HTML(elem_id="c-side-a")
+        html_b = gr.HTML(elem_id="c-side-b")
+    with gr.Row():
+        btns = {v: gr.Button(f"{VERDICT_LABELS[v]} [{i}]", elem_id=f"verdict-{v.replace('_', '-')}", variant="secondary")
+                for i, v in enumerate(VERDICTS, 1)}
+    with gr.Row():
+        tags = gr.CheckboxGroup(TAGS, label="reasons (optional)", scale=3, elem_id="c-tags")
+        comment = gr.Textbox(label="comment (optional)", scale=2, elem_id="c-comment")
+    with gr.Accordion("Edit into a gold call (becomes the chosen side)", open=False):
+        with gr.Row():
+            start_from = gr.Radio(["A", "B", "ground truth"], value="A", label="start from")
+            start_btn = gr.Button("Copy into the editor")
+        gold = gr.Code("", language="json", label="gold call (leave empty for none)", elem_id="c-gold")
+    with gr.Accordion("Queue: label a batch one entry after another", open=False):
+        with gr.Row():
+            q_source = gr.Dropdown(services.sources(), value=(services.sources() or [None])[0], label="entries from")
+            q_settings = gr.CheckboxGroup(list(SETTINGS), value=["r"], label="settings")
+            q_size = gr.Number(10, precision=0, minimum=1, maximum=500, label="batch size")
+            q_auto = gr.Checkbox(True, label="run the models automatically")
+        with gr.Row():
+            q_start = gr.Button("Start queue", elem_id="q-start")
+            q_next = gr.Button("Skip / next [n]", elem_id="q-next")
+        q_status = gr.Markdown("")
+
+    def on_entry(d, s):
+        return entry_view(d, s)
+
+    entry_state.change(on_entry, [entry_state, setting], entry_html, api_visibility="private")
+    setting.change(on_entry, [entry_state, setting], entry_html, api_visibility="private")
+
+    def on_run(d, s, a, b, bl, progress=gr.Progress()):
+        result = guard(run_compare)(services, d, s, a, b, bl, None, progress)
+        return (result, *render_result(result), "")
+
+    run_evt = dict(fn=on_run, inputs=[entry_state, setting, model_a, model_b, blind],
+                   outputs=[result_state, html_a, html_b, summary, gold],
+                   concurrency_limit=1, concurrency_id="model")
+    run_btn.click(**run_evt, api_name="compare")
+
+    def on_verdict(verdict):
+        def run(result, who, t, c, g):
+            new = guard(submit_label)(services, result, verdict, who, t, c, g)
+            return (new, *render_result(new), [], "", "")
+        return run
+
+    def advance(queue, pos, result):
+        if not queue or not (result or {}).get("labelled"):
+            return gr.update(), gr.update(), pos, gr.update()
+        d, s, msg = guard(queue_entry)(services, queue, pos + 1)
+        return (d if d is not None else gr.update()), s, pos + 1, msg
+
+    def maybe_run(queue, pos, auto, d, s, a, b, bl, progress=gr.Progress()):
+        if not (queue and auto and pos < len(queue) and d):
+            return gr.update(), gr.update(), gr.update(), gr.update(), gr.update()
+        return on_run(d, s, a, b, bl, progress)
+
+    for v, btn in btns.items():
+        (btn.click(on_verdict(v), [result_state, annotator, tags, comment, gold], [result_state, html_a, html_b, summary, tags, comment, gold],
+                   api_name=f"label_{v}")
+            .success(advance, [queue_state, pos_state, result_state], [entry_state, setting, pos_state, q_status], api_visibility="private")
+            .then(maybe_run, [queue_state, pos_state, q_auto, entry_state, setting, model_a, model_b, blind],
+                  [result_state, html_a, html_b, summary, gold], concurrency_limit=1, concurrency_id="model", api_visibility="private"))
+
+    start_btn.click(lambda r, w: guard(gold_text)(r, w), [result_state, start_from], gold, api_visibility="private")
+
+    def on_queue(src, sets, n, who):
+        queue = guard(make_queue)(services, src, sets, n, who)
+        d, s, msg = guard(queue_entry)(services, queue, 0)
+        return queue, 0, d, s, msg
+
+    def on_skip(queue, pos):
+        if not queue:
+            raise gr.Error("Start a queue first.")
+        d, s, msg = guard(queue_entry)(services, queue, pos + 1)
+        return pos + 1, (d if d is not None else gr.update()), s, msg
+
+    (q_start.click(on_queue, [q_source, q_settings, q_size, annotator], [queue_state, pos_state, entry_state, setting, q_status], api_name="start_queue")
+        .success(maybe_run, [queue_state, pos_state, q_auto, entry_state, setting, model_a, model_b, blind],
+                 [result_state, html_a, html_b, summary, gold], concurrency_limit=1, concurrency_id="model", api_visibility="private"))
+    (q_next.click(on_skip, [queue_state, pos_state], [pos_state, entry_state, setting, q_status], api_visibility="private")
+        .success(maybe_run, [queue_state, pos_state, q_auto, entry_state, setting, model_a, model_b, blind],
+                 [result_state, html_a, html_b, summary, gold], concurrency_limit=1, concurrency_id="model", api_visibility="private"))
+    q_source.focus(lambda: gr.update(choices=services.sources()), None, q_source, api_visibility="private")
+    return {"setting": setting}

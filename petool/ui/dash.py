@@ -1,0 +1,147 @@
+"""Tab "Dashboards": accuracy and errors from stored evaluation runs, win rates from labels."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+from petool import dashboards as dash
+from petool.scoring import aggregate
+from petool.ui.services import Services
+
+RUN_FILES = ("predictions.jsonl", "metrics.json", "config.json")
+TABLE_HEADERS = ["model", "setting", "n", "tool acc", "param acc", "both"]
+
+
+def filter_options(services: Services) -> tuple[list[tuple[str, str]], list[str]]:
+    """(run choices as (label, id), model names) for the filters."""
+    runs = services.store.runs()
+    run_choices = [(f"{r['id']} · {r['model']} · {r['n']} predictions · {r.get('scorer_version') or '?'}", r["id"]) for r in runs]
+    models = sorted({p for r in runs for p in [r["model"]] if p})
+    return run_choices, models
+
+
+def records(services: Services, run_ids: list[str] | None, models: list[str] | None, settings: list[str] | None) -> list[dict]:
+    """Prediction rows of the chosen runs (all when none chosen), filtered by model and setting."""
+    ids = run_ids or [r["id"] for r in services.store.runs()]
+    rows = services.store.predictions(ids)
+    if models:
+        rows = [r for r in rows if r.get("model") in models]
+    if settings:
+        rows = [r for r in rows if r.get("setting") in settings]
+    return rows
+
+
+def mixed_versions(services: Services, run_ids: list[str] | None) -> str:
+    """A warning when the chosen runs were scored by different scorer/benchmark versions."""
+    runs = [r for r in services.store.runs() if not run_ids or r["id"] in run_ids]
+    versions = {(r.get("scorer_version"), r.get("benchmark_version")) for r in runs}
+    if len(versions) > 1:
+        return "⚠️ These runs come from different scorer or benchmark versions: their numbers may not be comparable."
+    return ""
+
+
+def figures(services: Services, run_ids=None, models=None, settings=None) -> tuple:
+    """Every dashboard figure plus the accuracy table and a status line."""
+    recs = records(services, run_ids, models, settings)
+    labels = services.store.labels()
+    table = [[r["model"], r["setting"], r["n"], _pct(r["tool_acc"]), _pct(r["param_acc"]), _pct(r["both_acc"])] for r in aggregate(recs, ["model", "setting"])]
+    status = f"{len(recs)} predictions from {len(run_ids or []) or 'all'} run(s); {len(labels)} labels. " + mixed_versions(services, run_ids)
+    return (
+        dash.accuracy_figure(recs),
+        dash.history_effect_figure(recs),
+        dash.bucket_figure(recs),
+        dash.category_figure(recs),
+        dash.error_figure(recs),
+        dash.label_stats_figure(labels),
+        dash.win_rate_figure(labels),
+        table,
+        status,
+    )
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def import_upload(services: Services, files: list | None) -> str:
+    """Import a run from uploaded files (predictions.jsonl, and optionally metrics.json, config.json)."""
+    if not files:
+        raise ValueError("Choose the run's files first: predictions.jsonl (and metrics.json, config.json).")
+    paths = [Path(f if isinstance(f, str) else getattr(f, "name", f)) for f in files]
+    by_name = {p.name: p for p in paths}
+    unknown = [p.name for p in paths if p.name not in RUN_FILES]
+    if unknown:
+        raise ValueError(f"unexpected file(s) {', '.join(unknown)}: upload {', '.join(RUN_FILES)} from one `petool eval --out` folder")
+    if "predictions.jsonl" not in by_name:
+        raise ValueError("predictions.jsonl is missing: it holds the run's predictions")
+    with tempfile.TemporaryDirectory() as tmp:
+        run_dir = Path(tmp) / f"upload-{_stamp()}"
+        run_dir.mkdir()
+        for name, p in by_name.items():
+            shutil.copy(p, run_dir / name)
+        run_id = services.store.import_run(run_dir, with_entries=False)
+    return f"Imported run {run_id}."
+
+
+def import_path(services: Services, path: str) -> str:
+    """Import a `petool eval` folder on the server (not in demo mode)."""
+    if services.config.demo:
+        raise ValueError("Importing server folders is disabled in demo mode; upload the files instead.")
+    if not (path or "").strip():
+        raise ValueError("Type the path of a `petool eval --out` folder.")
+    return f"Imported run {services.store.import_run(path.strip())}."
+
+
+def _stamp() -> str:
+    import time
+
+    return time.strftime("%Y%m%d-%H%M%S")
+
+
+def build(services: Services):
+    import gradio as gr
+
+    from petool.ui.common import guard
+
+    run_choices, model_names = filter_options(services)
+    with gr.Row():
+        runs = gr.Dropdown(run_choices, multiselect=True, label="runs (none = all)", scale=3, elem_id="d-runs")
+        models = gr.Dropdown(model_names, multiselect=True, label="models (none = all)", scale=2)
+        settings = gr.CheckboxGroup(["p", "r", "c", "none"], label="settings (none = all)", scale=2)
+        refresh = gr.Button("Refresh", scale=1, elem_id="d-refresh")
+    status = gr.Markdown("", elem_id="d-status")
+    with gr.Row():
+        acc = gr.Plot(label="accuracy by setting", elem_id="d-acc")
+        hist = gr.Plot(label="with vs without history", elem_id="d-hist")
+    with gr.Row():
+        bucket = gr.Plot(label="by history length", elem_id="d-bucket")
+        errors = gr.Plot(label="error codes", elem_id="d-errors")
+    cat = gr.Plot(label="by category", elem_id="d-cat")
+    with gr.Row():
+        lstats = gr.Plot(label="labels", elem_id="d-labels")
+        wins = gr.Plot(label="win rate", elem_id="d-wins")
+    table = gr.Dataframe(headers=TABLE_HEADERS, value=[], interactive=False, label="accuracy table", elem_id="d-table")
+    with gr.Accordion("Import an evaluation run", open=False):
+        gr.Markdown("Upload the files of a `petool eval --out DIR` folder, or (outside demo mode) give the folder's path on this server. `petool eval --db` imports directly.")
+        upload = gr.File(file_count="multiple", file_types=[".jsonl", ".json"], label="predictions.jsonl, metrics.json, config.json")
+        up_btn = gr.Button("Import uploaded files")
+        path = gr.Textbox(label="server folder", interactive=not services.config.demo)
+        path_btn = gr.Button("Import folder", interactive=not services.config.demo)
+        import_msg = gr.Markdown("")
+
+    outputs = [acc, hist, bucket, cat, errors, lstats, wins, table, status]
+
+    def on_refresh(r, m, s):
+        return figures(services, r, m, s)
+
+    refresh.click(on_refresh, [runs, models, settings], outputs, api_name="dashboards")
+
+    def refresh_filters():
+        rc, mn = filter_options(services)
+        return gr.update(choices=rc), gr.update(choices=mn)
+
+    up_btn.click(lambda f: guard(import_upload)(services, f), upload, import_msg, api_visibility="private").success(refresh_filters, None, [runs, models]).success(on_refresh, [runs, models, settings], outputs)
+    path_btn.click(lambda p: guard(import_path)(services, p), path, import_msg, api_visibility="private").success(refresh_filters, None, [runs, models]).success(on_refresh, [runs, models, settings], outputs)
+    return {"refresh": on_refresh, "inputs": [runs, models, settings], "outputs": outputs, "refresh_filters": refresh_filters, "filters": [runs, models]}

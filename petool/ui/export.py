@@ -1,0 +1,228 @@
+"""Tab "Pairs & training": DPO pairs from the labels, their exports, the database, a DPO run."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+import zipfile
+from pathlib import Path
+
+from petool.pairs import PairPolicy
+from petool.schema import SETTINGS
+from petool.ui.services import Services
+
+FORMATS = {
+    "TRL JSONL": "prompt/chosen/rejected as chat messages (TRL DPOTrainer)",
+    "LLaMA-Factory": "ranking JSON (instruction, input, chosen, rejected) + dataset_info.json, zipped",
+    "PEToolBench DPO files": "the authors' user_entries_dpo_{p,r,c}.json + dataset_info.json, zipped",
+}
+PAIR_HEADERS = ["source", "setting", "query", "chosen tool", "rejected"]
+
+
+def policy_from(both_bad: str, conflicts: str) -> PairPolicy:
+    return PairPolicy(both_bad=both_bad, conflicts=conflicts)
+
+
+def pair_setting(source: str) -> str:
+    """The setting a label pair came from (``label:<id>:<setting>``)."""
+    parts = (source or "").split(":")
+    return parts[2] if len(parts) > 2 else "?"
+
+
+def pair_rows(services: Services, both_bad: str = "ground_truth", conflicts: str = "drop") -> tuple[list[list], str]:
+    """A preview of the pairs and a line of counts."""
+    labels = services.store.labels()
+    pairs = services.store.preference_examples(policy_from(both_bad, conflicts))
+    rows = [[p.source, pair_setting(p.source), p.user[:80], _tool(p.chosen), _tool(p.rejected)[:80]] for p in pairs]
+    test = sum(1 for lab in labels if ((lab.get("entry") or {}).get("extra") or {}).get("split") == "test")
+    msg = f"{len(labels)} labels → **{len(pairs)} DPO pairs** (labels on test entries, never used: {test})."
+    return rows, msg
+
+
+def _tool(text: str) -> str:
+    try:
+        return json.loads(text)["tool_name"]
+    except (ValueError, KeyError, TypeError):
+        return "(raw) " + text[:60]
+
+
+def export_path(folder: str | Path, name: str) -> Path:
+    """``folder/name``, refusing any name that would land outside ``folder``."""
+    root = Path(folder).resolve()
+    path = (root / name).resolve()
+    if not path.is_relative_to(root) or path == root:
+        raise ValueError(f"refusing to write {name!r} outside the export folder")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def export_pairs(services: Services, fmt: str, both_bad: str = "ground_truth", conflicts: str = "drop") -> str:
+    """Write the pairs in ``fmt`` to the export folder; returns the file to download."""
+    from petool.formats import DPO_FILE, write_dataset_info, write_lf_dpo, write_trl_preferences
+
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown export format {fmt!r}; valid: {', '.join(FORMATS)}")
+    pairs = services.store.preference_examples(policy_from(both_bad, conflicts))
+    if not pairs:
+        raise ValueError("No pairs to export yet: label some comparisons first.")
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    root = services.config.export_dir
+    if fmt == "TRL JSONL":
+        return str(write_trl_preferences(pairs, export_path(root, f"pairs-{stamp}.jsonl")))
+    folder = export_path(root, f"pairs-{stamp}-{'lf' if fmt == 'LLaMA-Factory' else 'petoolbench'}")
+    folder.mkdir(parents=True, exist_ok=True)
+    if fmt == "LLaMA-Factory":
+        write_lf_dpo(pairs, folder / "petool_dpo.json")
+        write_dataset_info(folder, {"petool_dpo": ("petool_dpo.json", True)})
+    else:
+        files = {}
+        for s in SETTINGS:
+            mine = [p for p in pairs if pair_setting(p.source) == s]
+            if mine:
+                name = DPO_FILE.format(setting=s)
+                write_lf_dpo(mine, folder / name)
+                files[name.removesuffix(".json")] = (name, True)
+        write_dataset_info(folder, files)
+    zip_path = folder.with_suffix(".zip")
+    with zipfile.ZipFile(zip_path, "w", zipfile.ZIP_DEFLATED) as z:
+        for f in sorted(folder.iterdir()):
+            z.write(f, f.name)
+    return str(zip_path)
+
+
+def snapshot_db(services: Services) -> str:
+    """A consistent copy of the live database (SQLite backup API), ready to download."""
+    path = export_path(services.config.export_dir, f"petool-{time.strftime('%Y%m%d-%H%M%S')}.db")
+    with services.store._lock:
+        target = sqlite3.connect(str(path))
+        try:
+            services.store.db.conn.backup(target)
+        finally:
+            target.close()
+    return str(path)
+
+
+def start_training(services: Services, max_steps: int | None, config_yaml: str | None, both_bad: str = "ground_truth",
+                   conflicts: str = "drop", command: list[str] | None = None) -> str:
+    """Launch a DPO run on the labelled pairs from the configured adapter (not in demo mode)."""
+    if services.config.demo:
+        raise ValueError("Training is disabled in demo mode (PETOOL_DEMO=1).")
+    from petool.ui.jobs import start_dpo_job
+
+    adapter = services.config.adapter
+    if command is None:
+        from petool.models import ModelNotFound, resolve_adapter
+
+        try:
+            path = resolve_adapter(adapter)
+        except ModelNotFound as exc:
+            raise ValueError(str(exc)) from None
+        if path is None:
+            raise ValueError("DPO continues from an SFT adapter: set PETOOL_ADAPTER.")
+        adapter = str(path)
+    pairs = services.store.preference_examples(policy_from(both_bad, conflicts))
+    jobs_dir = Path(services.config.db_path).resolve().parent / "jobs"
+    job_id = start_dpo_job(services.store, pairs, adapter or "", jobs_dir, config_yaml or None, max_steps or None, command)
+    return f"Started training job #{job_id} on {len(pairs)} pairs."
+
+
+def job_view(services: Services):
+    """(markdown status, loss figure) of the latest training job."""
+    from petool.dashboards import _empty
+
+    jobs = services.store.jobs()
+    if not jobs:
+        return "No training job yet.", _empty("DPO loss", "No training job yet.")
+    job = jobs[0]
+    pct = f"{100 * (job['progress'] or 0):.0f}%"
+    lines = [f"**Job #{job['id']}: {job['status']}** · {pct} · step {job['step'] or 0}/{job['total_steps'] or '?'} · started {job['created']}"]
+    if job.get("message"):
+        lines.append("```\n" + job["message"].replace("```", "'''") + "\n```")
+    return "\n\n".join(lines), loss_figure(job["losses"], job["id"])
+
+
+def loss_figure(losses: list, job_id: int | None = None):
+    import plotly.graph_objects as go
+
+    from petool.dashboards import _empty
+
+    if not losses:
+        return _empty("DPO loss", "No loss logged yet.")
+    steps, values = zip(*losses)
+    fig = go.Figure(go.Scatter(x=list(steps), y=list(values), mode="lines+markers", name="loss"))
+    fig.update_layout(title=f"DPO loss (job #{job_id})", xaxis_title="step", yaxis_title="loss", height=320)
+    return fig
+
+
+def stop_latest(services: Services) -> str:
+    from petool.ui.jobs import stop_job
+
+    running = [j for j in services.store.jobs() if j["status"] in ("queued", "running")]
+    if not running:
+        raise ValueError("No job is running.")
+    stop_job(services.store, running[0]["id"])
+    return f"Stopped job #{running[0]['id']}."
+
+
+def build(services: Services):
+    import gradio as gr
+
+    from petool.ui.common import guard
+
+    gr.Markdown("Human labels become DPO pairs by one pure function (petool.pairs) with an explicit policy; "
+                "labels themselves are never changed. Labels on test entries (the real dev data) never become pairs.")
+    with gr.Row():
+        both_bad = gr.Radio(["ground_truth", "skip"], value="ground_truth", label="both bad → gold call chosen over both, or skip")
+        conflicts = gr.Radio(["drop", "keep"], value="drop", label="contradicting pairs")
+        refresh = gr.Button("Refresh pairs", elem_id="p-refresh")
+    counts = gr.Markdown("", elem_id="p-counts")
+    table = gr.Dataframe(headers=PAIR_HEADERS, value=[], interactive=False, wrap=True, elem_id="p-table")
+    with gr.Row():
+        fmt = gr.Radio(list(FORMATS), value="TRL JSONL", label="export format", info="; ".join(f"{k}: {v}" for k, v in FORMATS.items()))
+        export_btn = gr.Button("Export pairs", variant="primary", elem_id="p-export")
+        db_btn = gr.Button("Download the database", elem_id="p-db")
+    files = gr.File(label="download", interactive=False, elem_id="p-file")
+    gr.Markdown("### DPO run on the labelled pairs")
+    disabled = services.config.demo
+    if disabled:
+        gr.Markdown("Training is disabled in demo mode (the default on a Space). Run locally with `PETOOL_DEMO=0`, or use `petool train dpo --pairs-from-db`.")
+    with gr.Row():
+        steps = gr.Number(20, precision=0, minimum=1, label="max steps", interactive=not disabled)
+        yaml = gr.Textbox("assets/train/cpu.yaml", label="training config", interactive=not disabled)
+        train_btn = gr.Button("Start DPO run", variant="primary", interactive=not disabled, elem_id="p-train")
+        stop_btn = gr.Button("Stop", interactive=not disabled)
+    job_md = gr.Markdown("", elem_id="p-job")
+    job_plot = gr.Plot(label="loss", elem_id="p-loss")
+    # Polls only while a job runs (and after a reload, once the tab is opened): idle pages stay quiet.
+    timer = gr.Timer(3.0, active=False)
+
+    def on_refresh(bb, cf):
+        rows, msg = pair_rows(services, bb, cf)
+        return rows, msg
+
+    refresh.click(on_refresh, [both_bad, conflicts], [table, counts], api_name="pairs")
+    export_btn.click(lambda f, bb, cf: guard(export_pairs)(services, f, bb, cf), [fmt, both_bad, conflicts], files, api_name="export_pairs")
+    db_btn.click(lambda: snapshot_db(services), None, files, api_name="download_db")
+    def poll():
+        return (*job_view(services), gr.Timer(active=job_running(services)))
+
+    train_btn.click(lambda n, y, bb, cf: guard(start_training)(services, n, y, bb, cf), [steps, yaml, both_bad, conflicts], job_md, api_name="train").success(
+        lambda: gr.Timer(active=True), None, timer, api_visibility="private")
+    stop_btn.click(lambda: guard(stop_latest)(services), None, job_md, api_visibility="private")
+    timer.tick(poll, None, [job_md, job_plot, timer], api_visibility="private", show_progress="hidden")
+    gr.api(lambda_job_status(services), api_name="job_status")
+    return {"refresh": lambda: (*on_refresh("ground_truth", "drop"), *poll()), "outputs": [table, counts, job_md, job_plot, timer]}
+
+
+def job_running(services: Services) -> bool:
+    return any(j["status"] in ("queued", "running") for j in services.store.jobs())
+
+
+def lambda_job_status(services: Services):
+    def job_status() -> str:
+        """The latest training job's row (status, progress, losses) as JSON."""
+        jobs = services.store.jobs()
+        return json.dumps(jobs[0] if jobs else {}, ensure_ascii=False, default=str)
+
+    return job_status

@@ -1,0 +1,39 @@
+"""A scripted predictor for app tests: base and adapter answer differently, instantly.
+
+With the adapter on it answers the entry's gold call (a perfect PEToolLLaMA); with it off it
+picks the first candidate of the gold's cluster that is not the gold (a preference mistake),
+or, for entries without a gold, the first candidate.
+"""
+
+from __future__ import annotations
+
+from petool.schema import Entry, Generation, ToolCall
+
+
+class FakePredictor:
+    def __init__(self):
+        self.adapter = "fake-adapter"
+        self.adapter_enabled = True
+        self.style = "paper"
+        self.calls: list[tuple[str, str, bool]] = []
+
+    @property
+    def name(self) -> str:
+        return "fake-base+fake-adapter" if self.adapter_enabled else "fake-base"
+
+    def use_adapter(self, enabled: bool) -> None:
+        self.adapter_enabled = bool(enabled)
+
+    def describe(self) -> dict:
+        return {"name": self.name, "model": "scripted fake", "adapter": self.adapter}
+
+    def generate(self, entry: Entry, setting: str) -> Generation:
+        self.calls.append((entry.key, setting, self.adapter_enabled))
+        gold = entry.ground_truth
+        if self.adapter_enabled and gold.tool_name:
+            call = gold
+        else:
+            others = [t for t in entry.cluster_candidates() if t.name != gold.tool_name] or entry.candidates
+            tool = others[0]
+            call = ToolCall(tool.name, {p.name: p.default for p in tool.required_parameters})
+        return Generation(call.to_text(), 0.01, 100, 20)

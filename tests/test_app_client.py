@@ -1,0 +1,80 @@
+"""The running app driven through gradio_client: one session builds, compares, labels, exports."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from petool.appconfig import AppConfig
+from tests.app_fakes import FakePredictor
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory):
+    from petool.ui import build_demo
+    from petool.ui.app import launch_kwargs
+
+    folder = tmp_path_factory.mktemp("app")
+    config = AppConfig(db_path=str(folder / "petool.db"), data_path=None, server_port=7861)
+    demo = build_demo(config, predictor_factory=FakePredictor)
+    kwargs = launch_kwargs(config)
+    kwargs.update(server_port=None, prevent_thread_lock=True, quiet=True)
+    _, url, _ = demo.launch(**kwargs)
+    yield demo, url
+    demo.close()
+
+
+@pytest.fixture(scope="module")
+def client(app):
+    from gradio_client import Client
+
+    return Client(app[1], verbose=False, download_files=False)
+
+
+def test_api_lists_the_main_endpoints(client):
+    names = set(client.view_api(print_info=False, return_format="dict")["named_endpoints"])
+    for name in ("/load_entry", "/create_user", "/add_turn", "/suggest_candidates", "/preview_prompt", "/save_entry",
+                 "/compare", "/label_A", "/label_B", "/label_tie", "/label_both_bad", "/start_queue", "/pairs",
+                 "/export_pairs", "/download_db", "/dashboards", "/predictions", "/inspect_prediction"):
+        assert name in names, name
+
+
+def test_compare_label_export_roundtrip(app, client):
+    demo, _ = app
+    services = demo.petool_services
+    key = services.generated()[0].key
+    out = client.predict("generated", key, "r", api_name="/load_entry")
+    assert "Loaded entry" in out[0]
+    system, user, _ = client.predict(services.generated()[0].query, "r", "paper", api_name="/preview_prompt")
+    assert "binary ratings" in system and user == services.generated()[0].query
+    html_a, html_b, summary, _gold = client.predict("r", "base", "PEToolLLaMA", False, api_name="/compare")
+    assert "fake-base" in html_a and "fake-base+fake-adapter" in html_b
+    client.predict("ann", ["ignores preference"], "", "", api_name="/label_B")
+    [label] = services.store.labels()
+    assert (label["annotator"], label["verdict"]) == ("ann", "B")
+    rows, counts = client.predict("ground_truth", "drop", api_name="/pairs")
+    assert "1 DPO pairs" in counts
+    path = client.predict("TRL JSONL", "ground_truth", "drop", api_name="/export_pairs")
+    path = path if isinstance(path, str) else path["path"]
+    [exported] = services.store.preference_examples()
+    assert json.loads(Path(path).read_text().splitlines()[0])["chosen"][0]["content"] == exported.chosen
+
+
+def test_validation_errors_reach_the_client(app):
+    from gradio_client import Client
+    from gradio_client.exceptions import AppError
+
+    fresh = Client(app[1], verbose=False, download_files=False)  # a new session: no comparison yet
+    with pytest.raises(AppError, match="Run a comparison first"):
+        fresh.predict("ann", [], "", "", api_name="/label_A")
+    with pytest.raises(AppError, match="Load or build an entry"):
+        fresh.predict("p", "base", "PEToolLLaMA", False, api_name="/compare")
+
+
+def test_model_events_are_limited_to_one_at_a_time(app):
+    demo, _ = app
+    model_fns = [f for f in demo.fns.values() if f.concurrency_id == "model"]
+    assert model_fns and all(f.concurrency_limit == 1 for f in model_fns)
+    assert demo._queue.max_size == 16

@@ -1,0 +1,251 @@
+"""Benchmark construction: config validation, the shape of p/r/c histories, queries, candidates,
+splits, DPO negatives, determinism, output files, paraphrasing, and rule-baseline sanity."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import threading
+from collections import Counter
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
+
+import pytest
+
+from petool.bench import (
+    PROFILES, BuildConfig, Paraphraser, build, build_entries, dpo_negatives, explain_preference, make_user,
+    negative_kind, preferred_api,
+)
+from petool.catalog import load_catalog
+from petool.formats import load_entries
+from petool.prompts import INSTRUCTION_FIELDS, render_system_prompt
+from petool.schema import provider_of
+
+SMALL = Path(__file__).resolve().parent / "fixtures" / "catalog_small.json"
+
+
+@pytest.fixture(scope="module")
+def small():
+    return load_catalog(SMALL)
+
+
+@pytest.fixture(scope="module")
+def shipped_entries():
+    train, test = build_entries(load_catalog(), BuildConfig(seed=3, n_train=150, n_test=300, n_users=60))
+    return train, test
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"settings": ("p", "x")}, "settings"),
+    ({"split_by": "user"}, "split_by 'user'"),
+    ({"n_train": -1}, "n_train"),
+    ({"n_train": 0, "n_test": 0}, "at least 1"),
+    ({"n_candidates": 1}, "n_candidates"),
+    ({"history_length": (50, 10)}, "history_length"),
+    ({"k_range": (2, 25)}, "k_range"),
+    ({"p_k_max": 1.5}, "p_k_max"),
+    ({"tool_comb": (0, 3)}, "tool_comb"),
+    ({"paraphrase_url": "ftp://x"}, "paraphrase_url"),
+])
+def test_config_validation_names_the_bad_value(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        BuildConfig(**kwargs)
+
+
+def _check_entry(e, catalog, cfg):
+    gt = e.ground_truth.tool_name
+    gt_tool = provider_of(gt)
+    alt_tools = {provider_of(n) for n in e.cluster if n != gt}
+    assert gt in e.cluster and 2 <= len(e.cluster) <= 6
+    # the preferred tool set holds the ground truth's tool, never its alternatives
+    names = set(e.preferred_tools)
+    assert catalog.api_by_name[gt].tool in names
+    assert not {catalog.api_by_name[n].tool for n in e.cluster if n != gt} & names
+    p, r, c = e.histories["p"], e.histories["r"], e.histories["c"]
+    assert len(p) <= cfg.window and len(r) <= cfg.window
+    assert all(t.call.tool_name != gt for t in p), "p never holds the ground-truth API itself"
+    assert all(provider_of(t.call.tool_name) not in alt_tools for t in p)
+    neg = [t for t in r if t.rating == 0]
+    assert cfg.k_range[0] <= len(neg) <= cfg.k_range[1]
+    assert all(provider_of(t.call.tool_name) in alt_tools for t in neg)
+    assert all(t.rating == 1 and provider_of(t.call.tool_name) not in alt_tools for t in r if t not in neg)
+    # c: r's turns, no ratings, non-preferred first
+    assert sorted(json.dumps(t.to_json() | {"rating": None}) for t in r) == sorted(json.dumps(t.to_json() | {"rating": None}) for t in c)
+    assert all(t.rating is None for t in c)
+    flags = [provider_of(t.call.tool_name) in alt_tools for t in c]
+    assert flags == sorted(flags, reverse=True)
+    # query and ground truth
+    api = catalog.api_by_name[gt]
+    assert api.tool.strip() not in e.query or "..." in e.query
+    assert all(p.name in e.ground_truth.parameters for p in api.required)
+    assert set(e.ground_truth.parameters) <= {p.name for p in api.params}
+    # candidates: the whole cluster plus distractors, ground truth once
+    cands = [t.name for t in e.candidates]
+    assert len(cands) == max(cfg.n_candidates, len(e.cluster)) and len(set(cands)) == len(cands)
+    assert set(e.cluster) <= set(cands)
+    assert e.extra["user"]["profile"] in PROFILES and e.extra["api_ground_truth"]["api_name"] == api.name
+
+
+def test_entries_have_the_real_data_shape(shipped_entries):
+    catalog = load_catalog()
+    cfg = BuildConfig()
+    train, test = shipped_entries
+    for e in train + test:
+        _check_entry(e, catalog, cfg)
+    assert len({e.entry_id for e in train + test}) == len(train + test)
+
+
+def test_distributions_follow_the_config(shipped_entries):
+    train, test = shipped_entries
+    es = train + test
+    k5 = sum(sum(t.rating == 0 for t in e.histories["r"]) == 5 for e in es) / len(es)
+    assert 0.55 < k5 < 0.8
+    mean_len = sum(e.history_length for e in es) / len(es)
+    assert 45 < mean_len < 65 and all(2 <= e.history_length <= 100 for e in es)
+    in_window = sum(any(provider_of(t.call.tool_name) == provider_of(e.ground_truth.tool_name) for t in e.histories["p"]) for e in es) / len(es)
+    assert 0.35 < in_window < 0.65
+    positions = Counter(next(i for i, t in enumerate(e.candidates) if t.name == e.ground_truth.tool_name) for e in es)
+    assert len(positions) == 10 and max(positions.values()) < 3 * min(positions.values())
+    assert 0.05 < sum(not e.ground_truth.parameters for e in es) / len(es) < 0.5
+
+
+def test_split_by_cluster_is_disjoint_and_by_entry_is_not(shipped_entries, small):
+    train, test = shipped_entries
+    assert not {e.func for e in train} & {e.func for e in test}
+    train2, test2 = build_entries(small, BuildConfig(n_train=30, n_test=30, split_by="entry", n_users=5))
+    assert {e.func for e in train2} & {e.func for e in test2}
+
+
+def test_small_catalog_entries(small):
+    cfg = BuildConfig(n_train=20, n_test=20, n_users=6, n_candidates=6, window=8, k_range=(2, 3))
+    train, test = build_entries(small, cfg)
+    for e in train + test:
+        _check_entry(e, small, cfg)
+
+
+def test_settings_subset(small):
+    train, test = build_entries(small, BuildConfig(n_train=3, n_test=3, settings=("r",), n_users=3))
+    assert all(list(e.histories) == ["r"] for e in train + test)
+
+
+def test_users_prefer_by_profile(small):
+    rng = random.Random(0)
+    private = make_user(small, rng, "privacy-first")
+    cheap = make_user(small, rng, "budget-conscious")
+    assert preferred_api(small, private, "weather.now").tool == "RainCheck Pro"
+    assert preferred_api(small, cheap, "weather.now").tool == "SunnyAPI"
+    text = explain_preference(small, private, "weather.now")
+    assert "privacy-first" in text and "RainCheck Pro" in text and "privacy" in text
+    mixed = make_user(small, rng, "mixed")
+    assert set(mixed.weights) >= {"privacy", "latency_ms"}
+    with pytest.raises(ValueError, match="unknown profile"):
+        make_user(small, rng, "rich")
+
+
+def test_dpo_negatives(shipped_entries):
+    _, test = shipped_entries
+    kinds = Counter()
+    for e in test[:100]:
+        negs = dpo_negatives(e, random.Random(1))
+        gt = e.ground_truth
+        assert negs and all(n.to_json() != gt.to_json() for n in negs)
+        for n in negs:
+            kind = negative_kind(e, n)
+            kinds[kind] += 1
+            if kind == "preference":
+                assert n.tool_name in e.cluster and n.tool_name != gt.tool_name
+                # values carried onto the alternative's own parameter names
+                assert sorted(map(json.dumps, n.parameters.values())) == sorted(map(json.dumps, gt.parameters.values()))
+    assert kinds["preference"] and kinds["param_value"] and kinds["param_name"]
+
+
+def _digest(folder: Path) -> dict:
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_build_writes_all_files_deterministically(tmp_path):
+    cfg = BuildConfig(seed=7, n_train=12, n_test=8, n_users=5, n_candidates=6, window=8, k_range=(2, 3))
+    s1 = build(cfg, tmp_path / "a", SMALL, progress=False)
+    build(cfg, tmp_path / "b", SMALL, progress=False)
+    assert _digest(tmp_path / "a") == _digest(tmp_path / "b")
+    files = set(s1["files"])
+    for s in ("p", "r", "c", "none"):
+        assert f"test/user_entries_test_{s}.json" in files
+    for s in ("p", "r", "c"):
+        assert {f"train/user_entries_sft_{s}.json", f"train/user_entries_dpo_{s}.json", f"train/trl_dpo_{s}.jsonl"} <= files
+    info = json.loads((tmp_path / "a" / "train" / "dataset_info.json").read_text())
+    assert info["petool_dpo_r"]["ranking"] is True and "ranking" not in info["petool_sft_r"]
+    rows = json.loads((tmp_path / "a" / "test" / "user_entries_test_r.json").read_text())
+    loaded = load_entries(tmp_path / "a" / "test" / "entries.json.gz")
+    assert not loaded.problems and len(loaded.entries) == 8
+    assert rows[0][INSTRUCTION_FIELDS["r"]] == render_system_prompt(loaded.entries[0], "r")
+    dpo = json.loads((tmp_path / "a" / "train" / "user_entries_dpo_p.json").read_text())
+    assert dpo and all(d["chosen"] != d["rejected"] for d in dpo)
+    cfg2 = BuildConfig(seed=8, n_train=12, n_test=8, n_users=5, n_candidates=6, window=8, k_range=(2, 3))
+    build(cfg2, tmp_path / "c", SMALL, progress=False)
+    assert _digest(tmp_path / "a") != _digest(tmp_path / "c")
+    assert json.loads((tmp_path / "a" / "build_config.json").read_text())["config"]["seed"] == 7
+
+
+class _FakeLLM(BaseHTTPRequestHandler):
+    reply = ""
+
+    def do_POST(self):  # noqa: N802 - http.server's name
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        assert self.path == "/v1/chat/completions" and body["messages"][-1]["role"] == "user"
+        assert self.headers["Authorization"] == "Bearer sk-test"
+        data = json.dumps({"choices": [{"message": {"role": "assistant", "content": self.reply}}]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture()
+def fake_llm():
+    server = HTTPServer(("127.0.0.1", 0), _FakeLLM)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    server.shutdown()
+
+
+def test_paraphraser_keeps_values_or_falls_back(fake_llm):
+    p = Paraphraser(fake_llm, "sk-test")
+    _FakeLLM.reply = "Could you tell me the weather in Lima using ...?"
+    assert p("What's the weather in Lima on ...?", {"q": "Lima"}) == _FakeLLM.reply
+    _FakeLLM.reply = "Tell me the weather somewhere."  # drops the value: keep the original
+    assert p("What's the weather in Lima on ...?", {"q": "Lima"}) == "What's the weather in Lima on ...?"
+    assert (p.calls, p.kept, p.failed) == (2, 1, 0)
+    down = Paraphraser("http://127.0.0.1:9/v1", timeout=0.5)
+    assert down("Weather in Lima.", {"q": "Lima"}) == "Weather in Lima." and down.failed == 1
+
+
+def test_build_with_paraphrase_endpoint(fake_llm, small):
+    _FakeLLM.reply = "PARAPHRASED"
+    report = {}
+    cfg = BuildConfig(n_train=0, n_test=20, n_users=4, paraphrase_url=fake_llm, paraphrase_key="sk-test", paraphrase_share=1.0)
+    _, test = build_entries(small, cfg, report=report)
+    assert report["paraphrase"]["calls"] == 20
+    # only queries without values or mask may be rewritten into a text that lacks them
+    assert all(e.query == "PARAPHRASED" or e.ground_truth.parameters or "..." in e.query for e in test)
+    assert cfg.to_json()["paraphrase_key"] == "***"
+
+
+def test_rule_baselines_behave_as_on_real_data(shipped_entries):
+    baselines = pytest.importorskip("petool.baselines")
+    _, test = shipped_entries
+
+    def acc(rule, setting):
+        b = baselines.RuleBaseline(rule)
+        return sum(b.choose(e, setting).name == e.ground_truth.tool_name for e in test) / len(test)
+
+    floor = baselines.expected_random_accuracy(test)
+    assert acc("ratings", "r") > floor + 0.4
+    assert acc("frequent", "p") > floor + 0.15
+    assert acc("latest", "c") < acc("ratings", "r") - 0.2

@@ -1,0 +1,165 @@
+"""The app in headless Chromium: build a history, compare, label, export the pair, see the dashboards.
+
+Needs Debian's chromium (`apt-get install -y chromium`) and the playwright package; screenshots
+go to test-artifacts/. The model is the scripted fake, so the test checks the app, not a model.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from petool.appconfig import AppConfig
+from tests.app_fakes import FakePredictor
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
+
+pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian chromium at /usr/bin/chromium (apt-get install -y chromium)")
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory):
+    from petool.ui import build_demo
+    from petool.ui.app import launch_kwargs
+
+    folder = tmp_path_factory.mktemp("browser")
+    config = AppConfig(db_path=str(folder / "petool.db"), data_path=None)
+    demo = build_demo(config, predictor_factory=FakePredictor)
+    services = demo.petool_services
+    _import_a_run(services, folder)
+    kwargs = launch_kwargs(config)
+    kwargs.update(server_port=None, prevent_thread_lock=True, quiet=True)
+    _, url, _ = demo.launch(**kwargs)
+    yield demo, url
+    demo.close()
+
+
+def _import_a_run(services, folder: Path) -> None:
+    """A small stored evaluation run (two models), so the dashboards have data to draw."""
+    from petool.evaluate import record_for
+    from petool.formats import write_combined
+    from petool.schema import Generation
+
+    entries = services.generated()[:6]
+    data = write_combined(entries, folder / "data.json")
+    for model, good in (("fake-base", {0}), ("fake-base+fake-adapter", {0, 1, 2, 3})):
+        run = folder / model
+        run.mkdir()
+        rows = [record_for(e, s, model, Generation(e.ground_truth.to_text() if i in good else "nope", 0.1), "robust")
+                for i, e in enumerate(entries) for s in ("p", "r", "c", "none")]
+        (run / "predictions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+        (run / "config.json").write_text(json.dumps({"model": model, "data": str(data), "scorer_version": "petool-scorer/1"}))
+        services.store.import_run(run)
+
+
+@pytest.fixture(scope="module")
+def page(app):
+    from playwright.sync_api import sync_playwright
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+        pg = context.new_page()
+        pg.set_default_timeout(30_000)
+        pg.goto(app[1], wait_until="load")
+        pg.locator("#b-load").wait_for(timeout=60_000)
+        yield pg
+        browser.close()
+
+
+def shot(page, name: str) -> None:
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def pick(page, elem_id: str, text: str) -> None:
+    """Choose the first option of a filterable gradio dropdown matching ``text``."""
+    box = page.locator(f"#{elem_id} input")
+    box.click()
+    box.fill(text)
+    page.locator("ul.options li").first.click()
+
+
+def test_end_to_end(app, page):
+    demo, _ = app
+    services = demo.petool_services
+    page.locator("#annotator textarea, #annotator input").first.fill("ann")
+
+    # 1. Build a history for a new user.
+    page.get_by_text("New user").click()
+    page.locator("#b-user textarea, #b-user input").first.fill("zoe")
+    page.click("#b-create")
+    page.get_by_text("User 'zoe' saved").wait_for()
+    tool = next(t for t in services.catalog().values() if not t.required_parameters)
+    pick(page, "b-tool", tool.name.split(">.<")[-1].rstrip(">"))
+    page.locator("#b-instruction textarea").fill("Show me what this service offers")
+    page.click("#b-add")
+    page.get_by_text("Turn added.").wait_for()
+    assert page.locator("#b-turns tbody tr").count() >= 1
+    page.locator("#b-query textarea").fill("What is the weather in Paris right now?")
+    page.click("#b-suggest")
+    page.get_by_text(re.compile(r"\d+ candidates; the functional cluster")).wait_for()
+    page.get_by_text("Prompt preview").click()
+    page.click("#b-preview")
+    page.locator("#b-prompt").get_by_text("Interaction history is:").first.wait_for()
+    page.click("#b-save")
+    page.get_by_text(re.compile("Saved entry user-zoe")).wait_for()
+    shot(page, "1_build")
+    assert services.store.list_entries("saved")[0]["user"] == "zoe"
+
+    # 2. Compare on a benchmark entry (its gold is known), blind off.
+    page.get_by_text("Load an entry").first.wait_for()
+    page.click("#b-load")
+    page.get_by_text("Loaded entry").wait_for()
+    page.get_by_role("tab", name="Compare & label").click()
+    page.locator("#c-setting").get_by_text("r", exact=True).click()
+    page.click("#c-run")
+    page.locator("#c-side-b").get_by_text("fake-base+fake-adapter").wait_for()
+    assert page.locator("#c-side-a .pt-wrong").count() >= 1
+    shot(page, "2_compare")
+
+    # 3. Label with the keyboard: "2" = B is better.
+    page.locator("#c-summary").click()
+    page.keyboard.press("2")
+    page.locator("#c-summary").get_by_text("Saved label").wait_for()
+    [label] = services.store.labels()
+    assert (label["annotator"], label["verdict"], label["setting"]) == ("ann", "B", "r")
+    shot(page, "3_labelled")
+
+    # 4. The pair is in the TRL export.
+    page.get_by_role("tab", name="Pairs & training").click()
+    page.click("#p-refresh")
+    page.locator("#p-counts").get_by_text("1 DPO pairs").wait_for()
+    page.click("#p-export")
+    link = page.locator("#p-file a").first
+    link.wait_for()
+    with page.expect_download() as dl:
+        link.click()
+    rows = [json.loads(x) for x in Path(dl.value.path()).read_text().splitlines()]
+    [pair] = services.store.preference_examples()
+    assert len(rows) == 1 and rows[0]["chosen"][0]["content"] == pair.chosen
+    shot(page, "4_pairs")
+
+    # 5. Dashboards draw their charts when the tab opens.
+    page.get_by_role("tab", name="Dashboards").click()
+    page.locator("#d-acc .js-plotly-plot").wait_for()
+    for elem in ("d-acc", "d-hist", "d-bucket", "d-errors", "d-cat", "d-labels", "d-wins"):
+        plot = page.locator(f"#{elem} .js-plotly-plot").first
+        plot.wait_for()
+        box = plot.bounding_box()
+        assert box and box["width"] > 300 and box["height"] > 150, (elem, box)
+    assert page.locator("#d-acc .js-plotly-plot .bars path").count() > 0
+    shot(page, "5_dashboards")
+
+    # 6. Error inspection opens a whole entry.
+    page.get_by_role("tab", name="Errors").click()
+    page.click("#e-filter")
+    page.locator("#e-table tbody tr").first.wait_for()
+    page.locator("#e-table tbody tr td").nth(2).click()
+    page.locator("#e-detail").get_by_text("Query:").wait_for()
+    assert page.locator("#e-detail").get_by_text("★ gold").count() >= 1
+    shot(page, "6_errors")

