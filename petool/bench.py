@@ -508,9 +508,21 @@ def split_clusters(catalog: Catalog, config: BuildConfig) -> tuple[list[str], li
     if config.split_by == "entry" or config.n_train == 0 or config.n_test == 0:
         return clusters, clusters
     rng = random.Random(f"{config.seed}|split")
-    rng.shuffle(clusters)
-    n_test = min(len(clusters) - 1, max(1, math.ceil(len(clusters) * config.n_test / (config.n_train + config.n_test))))
-    return sorted(clusters[n_test:]), sorted(clusters[:n_test])
+    frac = config.n_test / (config.n_train + config.n_test)
+    train, test = [], []
+    # Stratified by "needs parameters": a split without parameter-free clusters would skew the
+    # empty-parameter share that the real data has (~30-40%).
+    for needs in (False, True):
+        group = [c for c in clusters if bool(catalog.members[c][0].required) == needs]
+        rng.shuffle(group)
+        n = min(len(group), math.ceil(len(group) * frac)) if group else 0
+        test += group[:n]
+        train += group[n:]
+    if not train:
+        train.append(test.pop())
+    if not test:
+        test.append(train.pop())
+    return sorted(train), sorted(test)
 
 
 def build_entries(catalog: Catalog, config: BuildConfig, progress: bool = False, report: dict | None = None) -> tuple[list[Entry], list[Entry]]:

@@ -23,6 +23,30 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="petool", description="Personalized tool learning: PEToolBench data, models, scoring, training.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
+    p = sub.add_parser("build", help="build a PEToolBench-style benchmark offline from a tool catalog")
+    p.add_argument("--out", required=True, help="output folder: test/ (release files), train/ (SFT, DPO), summary.json")
+    p.add_argument("--catalog", default=None, help="a petool catalog JSON or a ToolBench tools folder (default: the shipped one)")
+    p.add_argument("--seed", type=int, default=0, help="the same seed gives byte-identical files")
+    p.add_argument("--n-train", type=int, default=2000, help="training entries")
+    p.add_argument("--n-test", type=int, default=1000, help="test entries")
+    p.add_argument("--settings", default="p,r,c", help="history settings to write")
+    p.add_argument("--split-by", default="cluster", choices=["cluster", "entry"], help="cluster: train and test use disjoint functional clusters")
+    p.add_argument("--n-candidates", type=int, default=10, help="candidates per entry")
+    p.add_argument("--window", type=int, default=20, help="history turns embedded in the prompt")
+    p.add_argument("--style", default="paper", help="prompt style of the training files: paper or compact")
+    p.add_argument("--no-trl-sft", action="store_true", help="skip the TRL SFT JSONL files (the largest output)")
+    p.add_argument("--paraphrase-url", default=None, help="OpenAI-compatible base URL for the optional paraphrase step")
+    p.add_argument("--paraphrase-key", default=None, help="its API key (or env PETOOL_PARAPHRASE_KEY)")
+    p.add_argument("--paraphrase-model", default="gpt-4o-mini", help="its model name")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+
+    p = sub.add_parser("stats", help="distributions of entries next to the real dev entries")
+    p.add_argument("paths", nargs="+", help="entries to describe (files or folders)")
+    p.add_argument("--real", default=None, help="real entries to compare with (default: ../shared/petoolbench/early_test_dev.json.gz when present)")
+    p.add_argument("--no-real", action="store_true", help="do not compare with the real entries")
+    p.add_argument("--tokens", default="estimate", choices=["auto", "model", "estimate"], help="count prompt tokens with the default model's tokenizer or estimate them")
+    p.add_argument("--figures", default=None, help="also save plotly HTML figures to this folder")
+
     p = sub.add_parser("eval", help="run a model or baseline over entries and score it")
     p.add_argument("--data", required=True, help="entries: early combined file, release file or folder")
     p.add_argument("--settings", default="p,r,c", help="comma list of p, r, c, none (default p,r,c)")
@@ -80,6 +104,48 @@ def _load(path: str):
     if not result.entries:
         raise ValueError(f"{path}: no usable entries")
     return result.entries
+
+
+def cmd_build(args) -> int:
+    import os
+
+    from petool.bench import BuildConfig, build
+
+    config = BuildConfig(
+        seed=args.seed,
+        n_train=args.n_train,
+        n_test=args.n_test,
+        settings=tuple(setting_list(args.settings, SETTINGS)),
+        split_by=args.split_by,
+        n_candidates=args.n_candidates,
+        window=args.window,
+        style=args.style,
+        write_trl_sft=not args.no_trl_sft,
+        paraphrase_url=args.paraphrase_url,
+        paraphrase_key=args.paraphrase_key or os.environ.get("PETOOL_PARAPHRASE_KEY", ""),
+        paraphrase_model=args.paraphrase_model,
+    )
+    summary = build(config, args.out, args.catalog, progress=not args.no_progress)
+    shown = {k: v for k, v in summary.items() if k != "files"}
+    print(json.dumps(shown, indent=2, ensure_ascii=False))
+    print(f"wrote {len(summary['files'])} files under {args.out}")
+    return 0
+
+
+def cmd_stats(args) -> int:
+    from petool import stats
+
+    sources = {Path(p).name: _load(p) for p in args.paths}
+    real = args.real or str(Path(__file__).resolve().parents[2] / "shared" / "petoolbench" / "early_test_dev.json.gz")
+    if not args.no_real and Path(real).exists():
+        sources["real dev"] = _load(real)
+    count, label = stats.token_counter(args.tokens)
+    print(stats.format_table(stats.stats_table(sources, count)))
+    print(f"prompt tokens: {label}")
+    if args.figures:
+        paths = stats.write_figures(sources, args.figures, count)
+        print(f"wrote {len(paths)} figures to {args.figures}")
+    return 0
 
 
 def cmd_eval(args) -> int:
@@ -181,6 +247,8 @@ def cmd_baselines(args) -> int:
 
 
 COMMANDS = {
+    "build": cmd_build,
+    "stats": cmd_stats,
     "eval": cmd_eval,
     "score": cmd_score,
     "convert": cmd_convert,

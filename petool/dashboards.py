@@ -117,6 +117,14 @@ def _empty(title: str, message: str):
     return fig
 
 
+PALETTE = ["#636EFA", "#00CC96", "#EF553B", "#AB63FA", "#FFA15A", "#19D3F3", "#FF6692", "#B6E880", "#FF97FF", "#FECB52"]
+
+
+def _colors(groups: list) -> dict:
+    """One fixed colour per group, so a model has the same colour in every panel."""
+    return {g: PALETTE[i % len(PALETTE)] for i, g in enumerate(groups)}
+
+
 def _ordered(values: Iterable, order: list) -> list:
     values = list(dict.fromkeys(values))
     return [v for v in order if v in values] + sorted((v for v in values if v not in order), key=str)
@@ -137,12 +145,14 @@ def accuracy_figure(records: list[dict], by: str = "setting", color: str = "mode
     order = {"setting": SETTING_ORDER, "history_bucket": BUCKET_ORDER}.get(by, [])
     xs = _ordered((r[by] for r in rows), order)
     fig = make_subplots(rows=1, cols=2, subplot_titles=("tool accuracy", "parameter accuracy"), shared_yaxes=True)
-    for group in _ordered((r[color] for r in rows), []):
+    groups = _ordered((r[color] for r in rows), [])
+    colors = _colors(groups)
+    for group in groups:
         mine = {r[by]: r for r in rows if r[color] == group}
         for col, metric in ((1, "tool_acc"), (2, "param_acc")):
             fig.add_trace(
                 go.Bar(
-                    name=str(group), legendgroup=str(group), showlegend=col == 1,
+                    name=str(group), legendgroup=str(group), showlegend=col == 1, marker_color=colors[group],
                     x=[_label(by, x) for x in xs],
                     y=[mine[x][metric] if x in mine else None for x in xs],
                     customdata=[mine[x]["n"] if x in mine else 0 for x in xs],
@@ -175,11 +185,13 @@ def category_figure(records: list[dict], top: int = 15):
     common = [c for c, _ in Counter(r["category"] for r in records).most_common(top)]
     rows = aggregate([r for r in records if r["category"] in common], by=["model", "category"])
     fig = go.Figure()
-    for model in _ordered((r["model"] for r in rows), []):
+    models = _ordered((r["model"] for r in rows), [])
+    colors = _colors(models)
+    for model in models:
         mine = {r["category"]: r for r in rows if r["model"] == model}
         fig.add_trace(
             go.Bar(
-                name=str(model), orientation="h", y=common,
+                name=str(model), orientation="h", y=common, marker_color=colors[model],
                 x=[mine[c]["tool_acc"] if c in mine else None for c in common],
                 customdata=[mine[c]["n"] if c in mine else 0 for c in common],
                 hovertemplate="%{y}: %{x:.1%} (n=%{customdata})<extra></extra>",

@@ -25,7 +25,12 @@ MAX_STRING_CHARS = 128
 """Longest string value the grammar allows (gold values on the dev data are at most 37 chars);
 a bound keeps a looping small model from spending the whole budget inside one string."""
 
-SCALAR_VALUE = {"anyOf": [{"type": "string", "maxLength": MAX_STRING_CHARS}, {"type": "number"}, {"type": "boolean"}]}
+STRING_PATTERN = '^[^\\x00-\\x1f"\\\\]{0,%d}$' % MAX_STRING_CHARS
+"""A short string without control characters, quotes or backslashes. Not ``maxLength``: in
+xgrammar 0.2.8 a length-limited string admits control characters (invalid JSON), and a
+``pattern`` string admits no escapes, so quotes and backslashes are left out explicitly."""
+
+SCALAR_VALUE = {"anyOf": [{"type": "string", "pattern": STRING_PATTERN}, {"type": "number"}, {"type": "boolean"}]}
 """Parameter values: gold calls hold strings and numbers (plus a few booleans-as-strings)."""
 
 

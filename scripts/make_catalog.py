@@ -981,6 +981,9 @@ def build() -> dict:
                 templates = list(cluster["templates"])
                 ex_rng = random.Random(f"{cid}|{pos}|example")
                 template = templates[pos % len(templates)]
+                if not any(t.endswith("!") for t in cluster["params"]):
+                    # Parameter-free requests are common in real data: such APIs' examples state no values.
+                    template = min(templates, key=lambda t: (t.count("{") - t.count("{tool}"), templates.index(t)))
                 values = {s: _sample(s, ex_rng) for s in slot_map}
                 scenario, used = render_template(template, values, tool["name"].strip())
                 params = {slot_map[s]: v for s, v in used.items()}

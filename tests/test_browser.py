@@ -76,12 +76,12 @@ def shot(page, name: str) -> None:
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
 
-def pick(page, elem_id: str, text: str) -> None:
-    """Choose the first option of a filterable gradio dropdown matching ``text``."""
+def pick(page, elem_id: str, option: str, typed: str) -> None:
+    """Choose ``option`` in a filterable gradio dropdown after typing ``typed`` into it."""
     box = page.locator(f"#{elem_id} input")
     box.click()
-    box.fill(text)
-    page.locator("ul.options li").first.click()
+    box.press_sequentially(typed)
+    page.get_by_role("option", name=option, exact=True).click()
 
 
 def test_end_to_end(app, page):
@@ -95,7 +95,7 @@ def test_end_to_end(app, page):
     page.click("#b-create")
     page.get_by_text("User 'zoe' saved").wait_for()
     tool = next(t for t in services.catalog().values() if not t.required_parameters)
-    pick(page, "b-tool", tool.name.split(">.<")[-1].rstrip(">"))
+    pick(page, "b-tool", tool.name, tool.name.split(">.<")[1])
     page.locator("#b-instruction textarea").fill("Show me what this service offers")
     page.click("#b-add")
     page.get_by_text("Turn added.").wait_for()

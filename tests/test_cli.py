@@ -73,3 +73,23 @@ def test_module_entry_point_and_help_are_fast_and_light():
     assert "baseline:rules" in out and out.strip().endswith("False False")
     help_text = subprocess.run([sys.executable, "-m", "petool", "--help"], capture_output=True, text=True, check=True).stdout
     assert "eval" in help_text
+
+
+def test_build_then_stats_then_eval_on_generated_data(tmp_path, capsys):
+    out = tmp_path / "bench"
+    args = ["build", "--out", str(out), "--n-train", "6", "--n-test", "4", "--seed", "3", "--no-progress", "--no-trl-sft"]
+    assert main(args) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["n_train"] == 6 and summary["n_test"] == 4
+    assert (out / "test" / "user_entries_test_r.json").exists() and (out / "train" / "dataset_info.json").exists()
+    capsys.readouterr()
+    assert main(["stats", str(out / "test" / "entries.json.gz"), "--no-real", "--figures", str(tmp_path / "fig")]) == 0
+    text = capsys.readouterr().out
+    assert "functional cluster size" in text and "prompt tokens: estimate" in text
+    assert (tmp_path / "fig" / "index.html").exists()
+    assert main(["eval", "--data", str(out / "test"), "--model", "baseline:evidence", "--out", str(tmp_path / "run"), "--no-progress"]) == 0
+
+
+def test_build_rejects_bad_values_with_a_message(tmp_path, capsys):
+    assert main(["build", "--out", str(tmp_path), "--n-train", "-1", "--no-progress"]) == 2
+    assert "n_train" in capsys.readouterr().err

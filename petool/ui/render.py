@@ -66,7 +66,7 @@ def param_rows(call: dict | None, other: dict | None = None, gold: dict | None =
             "value": value,
             "gold": gold_value,
             "differs": theirs is not None and value != other_value,
-            "wrong": golds is not None and (value is None or value != gold_value),
+            "wrong": golds is not None and value != gold_value,
         })
     return rows
 
