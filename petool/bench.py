@@ -73,7 +73,7 @@ class BuildConfig:
     p_query_in_r: float = 0.3  # one rating-0 turn is the query itself on an alternative
     p_query_is_example: float = 0.48  # query = the API's example scenario (real: 48%)
     p_turn_is_example: float = 0.5  # a history turn = its API's example, else a fresh phrasing
-    p_minimal_template: float = 0.4  # query uses a template stating the fewest values
+    p_minimal_template: float = 0.2  # query uses a template stating the fewest values
     tool_comb: tuple = (2, 37)  # size range of a user's preferred tool set per entry
     n_users: int = 400
     hard_negative_share: float = 0.5  # DPO: share of entries that also get a wrong-parameter pair

@@ -12,6 +12,15 @@ and instruction templates in which ``{slot}`` marks a parameter value and ``{too
 provider's name (masked as "..." in benchmark queries). Each tool calls a slot by its own
 parameter name (``city`` vs ``q`` vs ``location``), picked from the slot's name list by the
 tool's position in the cluster, so equivalent APIs differ the way real ones do.
+
+On top of the specs, ``build`` shapes the catalog after the real PEToolBench data (all draws are
+hashes of names, so still deterministic): clusters keep two of their listed tools (~80%), three
+(~15%) or up to six (``_size``, ``_keep``); ``MORE_CLUSTERS`` adds the parameter-free endpoints
+(health checks, list-all, config, random item) behind ~40% of real ground truths; most
+templates read "I want to ..." and some clusters gain a template stating one more optional value
+(``_templates``); descriptions are mostly short with a long tail, and some tools carry many
+undocumented-in-queries optional parameters (``_describe``, ``_pdesc``, ``_extras``); types lean
+to STRING/NUMBER with ENUM rare (``_ptype``); NUMBER values are sometimes numeric strings.
 """
 
 from __future__ import annotations
@@ -180,6 +189,7 @@ SLOTS: dict[str, tuple] = {
     "holiday_year": ("NUMBER", ["year", "yr"], "Year", (2023, 2026)),
     "horoscope_sign": ("ENUM", ["sign", "zodiac", "star_sign"], "Zodiac sign", ["aries", "taurus", "gemini", "leo", "virgo", "pisces"]),
     "joke_cat": ("ENUM", ["category", "type", "topic"], "Joke category: programming, pun, dad, misc", ["programming", "pun", "dad", "misc"]),
+    "bic": ("STRING", ["bic", "swift", "swift_code"], "SWIFT/BIC code of a bank", ["DEUTDEFF", "NWBKGB2L", "BNPAFRPP", "CHASUS33"]),
     "hotel_id": ("STRING", ["hotel_id", "property_id", "id", "hid"], "Hotel identifier", ["h_22810", "1177231", "HTL-PAR-09", "553012"]),
     "bool_nonstop": ("BOOLEAN", ["nonstop", "direct", "non_stop", "direct_only"], "Only non-stop flights", None),
 }
@@ -195,6 +205,66 @@ ARCHETYPES = {
     "budget": ("free", 0.0, 500, 450, 3.8, 60, 0.60, 0.50, 0.50),
     "hobby": ("free", 0.0, 200, 850, 3.4, 1440, 0.40, 0.40, 0.30),
 }
+
+
+# Tool-specific optional parameters (see _extras): ToolBench APIs carry paging, flags and format
+# switches that no instruction mentions. Declared as slots so the validator knows them.
+EXTRA_SLOTS: dict[str, tuple] = {
+    "x_page": ("NUMBER", ["pageIndex", "page_number", "pg"], "For paging purpose", (1, 10)),
+    "x_size": ("NUMBER", ["pageSize", "hitsPerPage", "page_size"], "Items per page (Max is 50)", (10, 50)),
+    "x_offset": ("NUMBER", ["offset", "start", "skip"], "Number of items to skip", (0, 100)),
+    "x_timeout": ("NUMBER", ["timeout", "timeout_ms", "wait"], "Request timeout in milliseconds", (1000, 30000)),
+    "x_min": ("NUMBER", ["minimum", "min_value", "from_value"], "Lower bound filter", (1, 100)),
+    "x_max": ("NUMBER", ["maximum", "max_value", "to_value"], "Upper bound filter", (100, 1000)),
+    "x_ts": ("NUMBER", ["timestamp", "since", "from_ts"], "Unix timestamp to start from", (1672531200, 1704067199)),
+    "x_version_n": ("NUMBER", ["api_version", "schema_version", "rev"], "Response schema version", (1, 3)),
+    "x_precision": ("NUMBER", ["precision", "decimals", "digits"], "Number of decimal places", (0, 6)),
+    "x_pretty": ("BOOLEAN", ["pretty", "prettyPrint", "indent"], "Pretty-print the JSON response", None),
+    "x_meta": ("BOOLEAN", ["include_meta", "withMeta", "show_metadata"], "Include metadata about the request", None),
+    "x_fields": ("STRING", ["fields", "select", "only"], "Comma separated list of fields to return", ["id,name", "id,name,price", "all"]),
+    "x_callback": ("STRING", ["callback", "jsonp", "cb"], "JSONP callback function name", ["cb", "handleResponse"]),
+    "x_format": ("STRING", ["response_format", "output_type", "content_type"], "Response format: json, xml or csv", ["json", "xml", "csv"]),
+    "x_region": ("STRING", ["market", "region_code", "geo"], "Market or region code", ["US", "EU", "APAC"]),
+    "x_order": ("STRING", ["order", "direction", "sortOrder"], "asc or desc", ["asc", "desc"]),
+    "x_client": ("STRING", ["client_id", "request_id", "session"], "Your client or session identifier", ["web-app", "ios-42", "test"]),
+    "x_tz": ("STRING", ["time_zone", "tz_name", "zone_id"], "Time zone used for dates in the response", ["UTC", "Europe/Paris", "America/New_York"]),
+    "x_cur": ("STRING", ["display_currency", "price_currency", "cur"], "Currency used to display prices", ["USD", "EUR", "GBP"]),
+    "x_filter": ("STRING", ["filter_by", "where_clause", "filters_str"], "Filter expression, e.g. status:active", ["status:active", "type:all", "rating>3"]),
+    "x_locale": ("STRING", ["locale_code", "country_locale", "loc"], "Locale of the response", ["en_US", "fr_FR", "de_DE"]),
+    "x_status": ("STRING", ["status_filter", "state", "with_status"], "Only items with this status", ["active", "archived", "all"]),
+    "x_ref": ("STRING", ["ref", "referrer", "source_id"], "Reference returned by a previous call", ["r_1182", "abc123", "next"]),
+    "x_tags": ("STRING", ["tags_filter", "labels_csv", "tag_list"], "Tags separated by commas", ["new,popular", "sale", "featured"]),
+    "x_country": ("STRING", ["country_filter", "gl", "country_iso"], "Two-letter country code to filter by", ["US", "GB", "DE"]),
+}
+SLOTS.update(EXTRA_SLOTS)
+
+# ENUM is rare in real ToolBench data (~1% of parameters): only these slots keep the type;
+# the other enum-like slots are STRING whose description lists the choices.
+KEEP_ENUM = {"units", "img_format"}
+
+# Imperative verbs that read naturally after "I want to" (see _want).
+WANT_VERBS = {
+    "find", "get", "search", "list", "check", "translate", "convert", "detect", "look", "track", "read", "send", "create",
+    "extract", "decode", "calculate", "estimate", "validate", "verify", "geocode", "shorten", "generate", "make", "remove",
+    "resize", "post", "add", "save", "download", "run", "execute", "scan", "summarize", "identify", "launch",
+    "transliterate", "romanize", "analyze", "correct", "filter", "autocomplete", "suggest", "recommend", "quote", "enrich",
+    "split", "keep", "notify", "invoice", "bill", "cut", "scale", "turn", "fetch", "route", "measure", "spell", "text",
+    "message", "mail", "email", "describe", "reverse", "retrieve", "see",
+}
+
+# Clauses that state one common optional value, appended to a copy of a cluster's first template.
+SUFFIXES = {
+    "page": " and show page {page} of the results",
+    "country": " for the country {country}",
+    "language": " and give me the answer in language '{language}'",
+    "bool_detail": " and include all the details{bool_detail=true}",
+}
+
+# Shares of clusters kept at up to 6 tools (among those listing 4+) and at up to 3 tools; the rest keep 2.
+CLUSTER_SIZE_SHARES = (0.14, 0.14)
+
+# Share of tools that document every API at length (see _verbose).
+VERBOSE_SHARE = 0.07
 
 
 def T(name, desc, archetype):
@@ -889,6 +959,278 @@ CATEGORIES = [
 ]
 
 
+def F(cid, desc, tools, api_names, templates, params=""):
+    """A cluster whose APIs usually take no parameters (health checks, list-all, config, random item)."""
+    return C(cid, desc, tools, api_names, params, templates)
+
+
+# Parameter-free and list-all endpoints are ~40% of real PEToolBench ground truths (status checks,
+# "get all X", supported languages/currencies, configuration, random item): these clusters add them,
+# with a few that take one value so that no category is left with too few APIs.
+MORE_CLUSTERS = {
+    "Weather": [
+        C("weather.uv", "UV index for a city", [1, 5], ["uv", "UV Index"], "place!",
+          ["How strong is the sun in {place} today?", "Get the UV index for {place}.", "I need the current UV level in {place}."]),
+        F("weather.stations", "List all weather stations the service reads from", [1, 3], ["stations", "Get All Stations"],
+          ["I want to get the list of all weather stations.", "List every weather station {tool} uses.", "Which weather stations are available?"]),
+        F("weather.health", "Health status of the weather data service", [2, 4, 0], ["healthcheck", "Service Status", "/v1/ping"],
+          ["I want to check the health status of the weather API.", "Is the weather service of {tool} up and running?", "Check the uptime and status of the weather API."]),
+    ],
+    "Finance": [
+        C("finance.dividends", "Dividend history of a stock", [4, 1], ["dividends", "Dividend History"], "symbol! limit",
+          ["Show the dividend history of {symbol}.", "List the last {limit} dividends paid by {symbol}.", "When did {symbol} last pay a dividend?"]),
+        F("finance.exchanges", "List supported stock exchanges", [1, 2, 3], ["exchanges", "List Exchanges", "/v1/exchanges"],
+          ["I want to get the list of all supported stock exchanges.", "Which stock exchanges does {tool} cover?", "List every exchange with its trading hours."]),
+        F("finance.movers", "Today's biggest market movers", [3, 0], ["market/get-movers", "Top Gainers And Losers"],
+          ["I want to see today's top gainers and losers on the stock market.", "Show the {limit} biggest stock movers today.", "Which stocks moved the most today?"], "limit"),
+    ],
+    "Cryptocurrency": [
+        F("crypto.exchanges", "List cryptocurrency exchanges", [0, 1, 2], ["exchanges/list", "All Exchanges", "/v1/exchanges"],
+          ["I want to get the list of all crypto exchanges.", "List the top {limit} crypto exchanges by volume.", "Which cryptocurrency exchanges does {tool} track?"], "limit"),
+        F("crypto.fear_greed", "Crypto fear and greed index", [3, 4], ["fng", "Fear And Greed Index"],
+          ["I want to know the current crypto fear and greed index.", "What is the crypto market sentiment index today?", "Get the fear and greed index for crypto."]),
+    ],
+    "Currency": [
+        F("fx.status", "Quota and status of the FX API account", [0, 3], ["status", "Account Quota"],
+          ["I want to check how many requests I have left on the currency API.", "Show my currency API quota.", "Get the account status from {tool}."]),
+        F("fx.crypto_list", "List supported crypto and metal codes", [1, 2], ["metals", "Supported Metals And Crypto"],
+          ["I want to get the list of supported precious metals and crypto codes.", "Which metals and cryptocurrencies can I convert?", "List non-fiat codes supported by {tool}."]),
+    ],
+    "Sports": [
+        F("sports.leagues", "List all leagues and competitions", [1, 3, 4], ["leagues", "Get All Leagues", "/v3/leagues"],
+          ["I want to get the list of all leagues and competitions.", "Which leagues does {tool} cover?", "List every football and basketball league available."]),
+        F("sports.today", "All matches scheduled for today", [0, 2], ["fixtures/today", "Today's Matches"],
+          ["I want to get all the matches being played today.", "What games are on today?", "List today's fixtures across all sports."]),
+    ],
+    "Music": [
+        C("music.artist_info", "Biography of an artist", [2, 1], ["artist.getinfo", "Artist Bio"], "artist! language",
+          ["Tell me about the artist {artist}.", "Get the biography of {artist} in {language}.", "Who is {artist}?"]),
+        F("music.charts", "The current global top chart", [0, 3, 4], ["charts/top", "Global Top 50", "/v1/charts"],
+          ["I want to get the current top songs chart for {country}.", "What are the most streamed songs in {country} this week?", "Show the {country} top chart from {tool}."], "country!"),
+        F("music.new_releases", "New album releases", [0, 2], ["browse/new-releases", "New Releases"],
+          ["I want to get the list of new album releases.", "What albums came out this week?", "Show new music releases."]),
+    ],
+    "Movies": [
+        F("movies.genres_list", "List movie genres", [0, 1, 2], ["genre/movie/list", "Genres", "/v1/genres"],
+          ["I want to get the list of all movie genres.", "Which film genres can I filter by?", "List the genres {tool} uses."]),
+        F("movies.now_playing", "Movies now in cinemas", [3, 0], ["movie/now_playing", "Now Playing"],
+          ["I want to know which movies are playing in cinemas in {country} now.", "What's showing in theaters in {country} right now?", "List films currently in cinemas in {country}."], "country!"),
+        F("movies.services", "List supported streaming services", [4, 3], ["services", "Streaming Services"],
+          ["I want to get the list of all supported streaming services.", "Which streaming platforms does {tool} know?", "List streaming services and their ids."]),
+    ],
+    "News_Media": [
+        F("news.categories", "List news categories", [0, 2], ["categories", "News Categories"],
+          ["I want to get the list of news categories.", "Which news sections can I browse?", "List all categories from {tool}."]),
+        F("news.latest_all", "Latest headlines across all sources", [4, 3, 1], ["latest-news", "All Latest", "/v1/latest"],
+          ["I want to get the latest news from all sources in language '{language}'.", "Show me the newest headlines in {language}.", "What just happened in the news? Answer in {language}."], "language!"),
+    ],
+    "Travel": [
+        C("travel.attractions", "Tourist attractions in a city", [4, 3], ["attractions", "Things To Do"], "place! limit",
+          ["What should I visit in {place}?", "List the top {limit} attractions in {place}.", "Find things to do in {place}."]),
+        F("travel.currencies", "Currencies supported for hotel prices", [0, 2], ["meta/currencies", "Currencies"],
+          ["I want to get the list of currencies I can see hotel prices in.", "Which currencies does {tool} support for prices?", "List supported price currencies."]),
+        F("travel.facilities", "List hotel facility types", [1, 3], ["static/facilities", "Facility Types"],
+          ["I want to get all hotel facility types.", "List the amenities hotels can have.", "Which facility filters exist on {tool}?"]),
+    ],
+    "Flights": [
+        F("flights.aircraft_types", "List aircraft types", [2, 4], ["aircraft", "Aircraft Types"],
+          ["I want to get the list of all aircraft types.", "Which aircraft models does {tool} know?", "List aircraft types with their codes."]),
+        F("flights.live_count", "Number of aircraft in the air now", [2, 1], ["stats/live", "Flights In The Air"],
+          ["I want to know how many planes are flying right now.", "How many flights are airborne at the moment?", "Get live flight counts."]),
+    ],
+    "Food": [
+        F("food.ingredients", "List all ingredients", [1, 3], ["list.php?i=list", "All Ingredients"],
+          ["I want to get the list of all ingredients.", "Which ingredients can I search by?", "List every ingredient in {tool}."]),
+        F("food.areas", "List cuisines by area", [0, 2], ["cuisines", "List Areas"],
+          ["I want to get the list of all cuisines.", "Which regional cuisines are available?", "List cuisine areas from {tool}."]),
+    ],
+    "eCommerce": [
+        F("ecom.deals", "Today's deals", [0, 2, 4], ["deals", "Today's Deals", "/v1/deals"],
+          ["I want to get today's deals in {country}.", "Show the current discounts for {country}.", "What's on sale today in {country} on {tool}?"], "country!"),
+        F("ecom.regions", "Supported marketplaces and regions", [1, 3], ["countries/list", "Marketplaces"],
+          ["I want to get the list of supported marketplaces and regions.", "Which country stores does {tool} support?", "List all marketplace domains."]),
+        F("ecom.currencies", "Supported currencies for prices", [3, 5], ["currency/list", "Currencies"],
+          ["I want to get the list of currencies the store supports.", "Which currencies can prices be shown in?", "List currencies from {tool}."]),
+    ],
+    "Location": [
+        F("geo.countries", "List all countries with their codes", [1, 4, 0], ["countries", "Get Countries", "/v1/countries"],
+          ["I want to get the list of all countries with their ISO codes.", "List every country {tool} knows.", "Get all countries and capitals."]),
+        F("geo.timezones", "List all time zones", [2, 3], ["timezones", "All Time Zones"],
+          ["I want to get the list of all time zones.", "Which time zones are supported?", "List IANA time zones from {tool}."]),
+    ],
+    "Translation": [
+        F("tr.glossaries", "List saved glossaries", [0, 3], ["glossaries", "List Glossaries"],
+          ["I want to get the list of my translation glossaries.", "Which glossaries have I saved?", "Show all glossaries on {tool}."]),
+        F("tr.usage", "Characters translated this month", [1, 4], ["usage", "Get Usage"],
+          ["I want to check how many characters I've translated this month.", "Show my translation usage.", "How much of my quota is left on {tool}?"]),
+    ],
+    "Text_Analysis": [
+        F("ta.models", "List available NLP models", [1, 3], ["models", "List Models"],
+          ["I want to get the list of available text analysis models.", "Which NLP models can I use?", "List the models {tool} offers."]),
+        F("ta.version", "Version of the text analysis service", [0, 2, 4], ["version", "Get version", "/v1/version"],
+          ["I want to know the current version of the text analysis API service.", "Get the actual version of the service.", "Which version is {tool} running?"]),
+    ],
+    "Email": [
+        F("email.templates", "List email templates", [0, 3], ["templates", "List Templates"],
+          ["I want to get the list of my email templates.", "Which email templates do I have?", "Show templates stored on {tool}."]),
+        F("email.new_inbox", "Create a random disposable inbox", [4, 1], ["genRandomMailbox", "New Inbox"],
+          ["I want to create a new random temporary email address.", "Give me a disposable inbox.", "Generate a throwaway email address."]),
+    ],
+    "SMS": [
+        F("sms.balance", "Remaining account credit", [0, 2, 3], ["balance", "Get Balance", "/v1/account/balance"],
+          ["I want to check my SMS account balance.", "How much credit is left on my SMS account?", "Get my balance on {tool}."]),
+        F("sms.numbers", "List my virtual numbers", [1, 4], ["numbers", "My Numbers"],
+          ["I want to get the list of my virtual phone numbers.", "Which sender numbers do I own?", "List my numbers on {tool}."]),
+    ],
+    "Social": [
+        C("social.followers", "Followers of an account", [5, 4], ["user/followers", "Get Followers"], "username! limit",
+          ["Who follows {username}?", "Get {limit} followers of {username}.", "List the followers of @{username}."]),
+        F("social.trending", "Trending topics right now", [0, 3, 5], ["trends", "Trending Topics", "/v1/trending"],
+          ["I want to get the currently trending topics in {country}.", "What is trending on social media in {country} now?", "Show the trends for {country} from {tool}."], "country!"),
+        F("social.music_trending", "Trending sounds for short videos", [2, 1], ["music/trending", "Trending Sounds"],
+          ["I want to get the list of trending sounds for short videos.", "Which songs are viral on short videos?", "Show trending audio."]),
+    ],
+    "Jobs": [
+        F("jobs.categories", "List job categories", [0, 3], ["categories", "Job Categories"],
+          ["I want to get the list of all job categories.", "Which job categories exist?", "List job sectors on {tool}."]),
+        F("jobs.latest", "Latest remote job postings", [1, 2], ["remote-jobs", "Latest Jobs"],
+          ["I want to get the latest remote {job_title} job postings.", "Show the newest {job_title} jobs.", "What {job_title} jobs were posted today?"], "job_title!"),
+    ],
+    "Real_Estate": [
+        F("re.property_types", "List property types", [1, 2, 4], ["property-types", "Property Types", "/v1/types"],
+          ["I want to get the list of all property types.", "Which kinds of properties can I search?", "List property categories from {tool}."]),
+        F("re.market_trends", "National housing market summary", [3, 0], ["market/summary", "Market Trends"],
+          ["I want to get the housing market summary for {country}.", "How is the housing market doing in {country}?", "Show housing market trends in {country}."], "country!"),
+    ],
+    "Health_and_Fitness": [
+        F("fit.equipment", "List exercise equipment", [1, 4], ["equipmentList", "Equipment"],
+          ["I want to get the list of exercise equipment.", "Which gym equipment is in the database?", "List equipment from {tool}."]),
+        F("fit.body_parts", "List body parts", [1, 0, 3], ["bodyPartList", "Body Parts", "/v1/body-parts"],
+          ["I want to get the list of body parts I can train.", "Which body parts can I filter exercises by?", "List body parts from {tool}."]),
+    ],
+    "Medical": [
+        F("med.drug_classes", "List drug classes", [0, 3], ["classes", "Drug Classes"],
+          ["I want to get the list of all drug classes.", "Which medication classes exist?", "List drug classes from {tool}."]),
+        F("med.recalls", "Latest drug recalls", [3, 1], ["enforcement", "Recent Recalls"],
+          ["I want to get the latest drug recalls.", "Have any medicines been recalled recently?", "Show recent recalls."]),
+    ],
+    "Education": [
+        F("edu.countries", "Countries with university data", [2, 1], ["countries", "Covered Countries"],
+          ["I want to get the list of countries that have university data.", "Which countries does {tool} cover?", "List countries with ranked universities."]),
+        F("edu.word_of_day", "Word of the day", [3, 0], ["wotd", "Word Of The Day"],
+          ["I want to get today's word of the day.", "What is the word of the day?", "Teach me a new word."]),
+    ],
+    "Science": [
+        F("sci.elements_all", "List all chemical elements", [0, 2], ["elements/all", "All Elements"],
+          ["I want to get the list of all chemical elements.", "List the whole periodic table.", "Get every element from {tool}."]),
+        F("sci.random_fact", "A random science fact", [2, 4], ["random", "Random Science Fact"],
+          ["I want to get a random science fact.", "Tell me something cool about science.", "Give me a science fact."]),
+        F("sci.iss", "Current position of the ISS", [1, 3], ["iss-now", "ISS Position"],
+          ["I want to know where the International Space Station is right now.", "Where is the ISS now?", "Get the current ISS position."]),
+    ],
+    "Gaming": [
+        F("game.giveaways", "Current game giveaways", [3, 0], ["giveaways", "Live Giveaways"],
+          ["I want to get all live game giveaways.", "Which games are free to claim on {platform} right now?", "List current giveaways."], "platform"),
+        F("game.stores", "List game stores", [3, 1], ["stores", "Store List"],
+          ["I want to get the list of game stores.", "Which stores are tracked for deals?", "List stores from {tool}."]),
+    ],
+    "Entertainment": [
+        C("ent.sign_traits", "Personality traits of a zodiac sign", [1, 0], ["sign/traits", "Zodiac Traits"], "horoscope_sign!",
+          ["What are {horoscope_sign} people like?", "Describe the traits of a {horoscope_sign}.", "Get personality traits for {horoscope_sign}."]),
+        F("ent.fortune", "A random fortune cookie message", [0, 3], ["defaultRoot", "Fortune"],
+          ["I want to get a random fortune.", "Crack a fortune cookie for me.", "Give me a fortune from {tool}."]),
+        F("ent.joke_categories", "List joke categories", [0, 4], ["categories", "Joke Categories"],
+          ["I want to get the list of joke categories.", "Which kinds of jokes are there?", "List joke categories from {tool}."]),
+    ],
+    "Video_Images": [
+        F("img.version", "Version of the image service", [1, 0, 2], ["Get version", "version", "/v1/info"],
+          ["I want to know the current version of the image processing service.", "Get the actual version of the service.", "Which version is {tool} running?"]),
+        F("vid.trending", "Trending videos", [3, 2], ["trending", "Trending Videos"],
+          ["I want to get the list of trending videos.", "What videos are trending in {country} now?", "Show trending videos from {tool}."], "country"),
+    ],
+    "Tools": [
+        C("tools.palette", "Color palette from a base color", [4, 2], ["palette", "Generate Palette"], "color! limit",
+          ["Make a color palette from {color}.", "Generate {limit} matching colors for {color}.", "Which colors go well with {color}?"]),
+        F("tools.config", "Configuration of the code runner", [5, 2], ["Get Configuration", "config_info"],
+          ["I want to get the configuration information of the code execution service.", "Get Judge0 configuration details.", "Show the configuration of {tool}."]),
+        F("tools.languages", "Languages the code runner supports", [5, 2, 1], ["Get Languages", "languages", "/v1/languages"],
+          ["I want to get all active programming languages.", "Get all active languages.", "Which languages can {tool} run?"]),
+        F("tools.uuid", "Generate a random UUID", [2, 3], ["uuid", "Generate UUID"],
+          ["I want to generate a random UUID.", "Give me a new UUID.", "Create a v4 UUID."]),
+    ],
+    "Data": [
+        C("data.bic", "Bank details for a SWIFT/BIC code", [1, 2], ["bic/{code}", "SWIFT Lookup"], "bic!",
+          ["Which bank has the SWIFT code {bic}?", "Look up BIC {bic}.", "Get bank details for {bic}."]),
+        F("data.vat_rates", "VAT rates of all EU countries", [0, 2], ["rates", "All VAT Rates"],
+          ["I want to get the VAT rates of all EU countries.", "List standard VAT rates in Europe.", "Get every EU VAT rate."]),
+        F("data.tlds", "List top-level domains", [5, 3], ["tlds", "TLD List"],
+          ["I want to get the list of all top-level domains.", "Which TLDs are supported?", "List domain extensions from {tool}."]),
+    ],
+    "Cybersecurity": [
+        F("sec.breaches_all", "List all known data breaches", [1, 0], ["breaches", "All Breaches"],
+          ["I want to get the list of all known data breaches.", "Which breaches are in the database?", "List every breach {tool} knows."]),
+        F("sec.threat_feed", "Latest threat intelligence feed", [0, 3], ["feeds/latest", "Threat Feed"],
+          ["I want to get the latest threat intelligence feed.", "Show the latest {limit} threats from the feed.", "What are the newest malware threats?"], "limit"),
+    ],
+    "Commerce": [
+        F("ship.health", "Status of the shipping API", [1, 3], ["health", "API Status"],
+          ["I want to check the health status of the shipping API.", "Is the parcel tracking service up?", "Check the status of {tool}."]),
+        F("ship.countries", "Countries the shipping service covers", [2, 0], ["countries", "Covered Countries"],
+          ["I want to get the list of countries I can ship to.", "Which destination countries are supported?", "List countries from {tool}."]),
+    ],
+    "Transportation": [
+        F("trans.makes", "List all car makes", [1, 2], ["makes", "All Makes"],
+          ["I want to get the list of all car makes.", "Which car brands are in the database?", "List every make from {tool}."]),
+        F("trans.lines", "List all transit lines", [0, 3], ["lines", "All Lines"],
+          ["I want to get the list of all transit lines.", "Which bus and metro lines are there?", "List lines from {tool}."]),
+    ],
+    "Energy": [
+        F("energy.zones", "List supported grid zones", [0, 1, 3], ["zones", "Zones", "/v1/zones"],
+          ["I want to get the list of all supported grid zones.", "Which electricity zones are covered?", "List zones from {tool}."]),
+        F("energy.fuel_avg", "National average fuel prices", [2, 3], ["averages", "Average Fuel Prices"],
+          ["I want to get the national average fuel prices in {country}.", "What does fuel cost on average in {country} today?", "Show average pump prices for {country}."], "country!"),
+    ],
+    "Advertising": [
+        C("ads.related", "Related keyword ideas", [0, 3], ["keywords/related", "Keyword Ideas"], "keyword_ad! country limit",
+          ["Suggest keywords related to '{keyword_ad}'.", "Give me {limit} keyword ideas like '{keyword_ad}' for {country}.", "Find related keywords for '{keyword_ad}'."]),
+        F("ads.accounts", "List ad accounts", [1, 2], ["adaccounts", "getAccounts"],
+          ["I want to get the list of my ad accounts.", "Which ad accounts do I manage?", "List accounts on {tool}."]),
+        F("ads.me", "Current user of the ads API", [2, 1], ["getCurrentUser", "Me"],
+          ["I want to get the details of the currently logged in user.", "Who am I logged in as?", "Show my profile on {tool}."]),
+    ],
+    "Business": [
+        F("biz.formats", "Supported document conversion formats", [2, 3], ["formats", "Supported Formats"],
+          ["I want to get the list of supported document formats.", "Which file formats can I convert between?", "List formats from {tool}."]),
+        F("biz.channels", "List chat channels", [4, 1], ["conversations.list", "Channels"],
+          ["I want to get the list of all chat channels.", "Which channels exist in the workspace?", "List channels on {tool}."]),
+    ],
+    "Events": [
+        F("events.today_holidays", "Countries with a public holiday today", [2, 0], ["IsTodayPublicHoliday", "Holidays Today"],
+          ["I want to know which countries have a public holiday today.", "Is today a holiday anywhere?", "List today's holidays."]),
+        F("events.categories", "List event categories", [0, 1, 3], ["classifications", "Event Categories", "/v1/categories"],
+          ["I want to get the list of event categories.", "Which kinds of events can I search?", "List categories from {tool}."]),
+    ],
+    "Books": [
+        F("books.bestsellers", "Current bestseller list", [0, 3], ["lists/overview", "Bestsellers"],
+          ["I want to get the current bestseller list.", "Which books are bestsellers this week?", "Show bestsellers from {tool}."]),
+        F("books.subjects", "List book subjects", [1, 2], ["subjects", "Subjects"],
+          ["I want to get the list of book subjects.", "Which genres of books can I browse?", "List subjects from {tool}."]),
+    ],
+    "Software_Dev": [
+        F("dev.licenses", "List open-source licenses", [0, 2], ["licenses", "License List"],
+          ["I want to get the list of open-source licenses.", "Which software licenses are known?", "List licenses from {tool}."]),
+        F("dev.ruby_scraping", "Repositories for web scraping in Ruby", [1, 3], ["Get list of GitHub repo for Ruby web scrapping", "ruby-scrapers"],
+          ["I want to get a list of Github repositories for Ruby web scraping.", "Get the list of Github repositories related to Ruby web scraping.", "Show Ruby scraping repos."]),
+    ],
+    "Agriculture": [
+        F("agri.commodities", "List tracked commodities", [0, 2], ["commodities", "Commodity List"],
+          ["I want to get the list of tracked agricultural commodities.", "Which crops have market prices?", "List commodities from {tool}."]),
+        F("agri.soil_types", "List soil classes", [1, 2], ["soil-types", "Soil Classes"],
+          ["I want to get the list of soil classes.", "Which soil types are defined?", "List soil classes from {tool}."]),
+    ],
+}
+
+
 def _jitter(name: str, key: str) -> float:
     """A stable factor in [-1, 1) derived from a tool name and an attribute key."""
     h = hashlib.sha256(f"{name}|{key}".encode()).digest()
@@ -910,15 +1252,26 @@ def attributes(name: str, archetype: str) -> dict:
     }
 
 
+def _u(*parts) -> float:
+    """A stable draw in [0, 1) from strings: every choice below is deterministic per name."""
+    return (_jitter("|".join(parts[:-1]), parts[-1]) + 1.0) / 2.0
+
+
 def _pname(slot: str, pos: int, archetype: str) -> str:
     names = SLOTS[slot][1]
     return names[pos % len(names)]
 
 
-def _ptype(slot: str, archetype: str) -> str:
+def _ptype(slot: str, tool: dict) -> str:
+    """The declared type, shifted toward ToolBench's mix (STRING 59%, NUMBER 27%, BOOLEAN 7%,
+    string 5%, ENUM 1%): most enum-like and date parameters are plain STRING there."""
     kind = SLOTS[slot][0]
+    if kind == "ENUM" and slot not in KEEP_ENUM:
+        kind = "STRING"
+    elif kind.startswith("DATE") and _u(tool["name"], slot, "date") < 0.6:
+        kind = "STRING"
     # Legacy-style hobby APIs spell STRING in lower case, as some ToolBench tools do.
-    return "string" if kind == "STRING" and archetype == "hobby" else kind
+    return "string" if kind == "STRING" and tool["archetype"] == "hobby" else kind
 
 
 def _sample(slot: str, rng: random.Random):
@@ -934,8 +1287,70 @@ def _sample(slot: str, rng: random.Random):
     return rng.choice(pool)
 
 
-def _describe(cluster: dict, pos: int, tool: dict) -> str:
+PARAM_NOTES = {
+    "NUMBER": ["Must be a positive integer.", "Default is used when empty.", "Maximum is 100.", "Integer value; decimals are truncated."],
+    "STRING": ["Separated by comma for multiple values.", "Case-insensitive.", "The value of the id field returned by the search endpoint.",
+               "Leave empty to use the account default.", "URL-encode special characters."],
+    "BOOLEAN": ["true or false.", "Defaults to false.", "Set to true to enable."],
+}
+
+
+def _pdesc(slot: str, key: str, verbose: bool = False) -> str:
+    """A parameter description as varied as ToolBench's: ~a quarter empty, some with
+    examples ("Ex: a, b"), some with an extra note; verbose tools write several sentences."""
+    kind, _, desc, pool = SLOTS[slot]
+    u = _u(key, slot, "pdesc")
+    if verbose and u > 0.3:
+        notes = PARAM_NOTES.get(kind.split(" ")[0], PARAM_NOTES["STRING"])
+        ex = f" Ex: {', '.join(str(v) for v in pool[:3])}." if isinstance(pool, list) and pool and not isinstance(pool[0], dict) else ""
+        return f"{desc}. {notes[int(u * 1000) % len(notes)]} {notes[(int(u * 1000) + 1) % len(notes)]}{ex}"
+    if u < 0.24 and kind != "ENUM":
+        return ""
+    if u < 0.6:
+        return desc
+    if u < 0.84 and isinstance(pool, list) and pool and not isinstance(pool[0], dict):
+        ex = ", ".join(str(v) for v in pool[:2]) if u < 0.72 else str(pool[-1])
+        return f"{desc}. Ex: {ex}" if u < 0.72 else f"{desc} (e.g. {ex})"
+    notes = PARAM_NOTES.get(kind.split(" ")[0], PARAM_NOTES["STRING"])
+    return f"{desc}. {notes[int(u * 1000) % len(notes)]}"
+
+
+def _want(template: str) -> str:
+    """Rephrase an imperative template the way most real queries read ("I want to ...")."""
+    first, _, rest = template.partition(" ")
+    low = first.lower()
+    for verb, me, new in (("show", "me ", "see"), ("give", "me ", "get"), ("tell", "me ", "know")):
+        if low == verb and rest.startswith(me):
+            return f"I want to {new} {rest[len(me):]}"
+    return f"I want to {low} {rest}" if low in WANT_VERBS and rest else template
+
+
+def _templates(cluster: dict) -> tuple[list[str], list[str]]:
+    """(params, templates) of a cluster after realism tweaks: "I want to" phrasing on most
+    templates, and on about half the clusters with required values one more template that also
+    states a common optional value (page, result count, language, details), as real queries do."""
+    cid, params = cluster["id"], list(cluster["params"])
+    out = [_want(t) if _u(cid, t, "want") < 0.72 else t for t in cluster["templates"]]
+    slots = {p.rstrip("!") for p in params}
+    if any(p.endswith("!") for p in params) and _u(cid, "suffix") < 0.6:
+        free = [s for s in SUFFIXES if s not in slots]
+        start = int(_u(cid, "suffix_slot") * len(free))
+        picked = (free + free)[start:start + (2 if _u(cid, "suffix2") < 0.2 else 1)]
+        base = out[0].rstrip()
+        end = base[-1] if base[-1] in ".?!" else "."
+        body = base[:-1] if base[-1] in ".?!" else base
+        for slot in picked:
+            params.append(slot)
+            body += SUFFIXES[slot]
+            out.append(body + end)
+    return params, out
+
+
+def _describe(cluster: dict, pos: int, tool: dict, api_name: str, params: list[dict]) -> str:
+    """An API description: mostly short, a fifth with a second sentence, a tenth long and
+    messy (notes on freshness, quota, pagination and every parameter), as on RapidAPI."""
     desc = cluster["description"]
+    attrs = attributes(tool["name"], tool["archetype"])
     variants = [
         desc + ".",
         f"{desc}. Returns JSON.",
@@ -944,52 +1359,144 @@ def _describe(cluster: dict, pos: int, tool: dict) -> str:
         f"{desc}; results are paginated where relevant.",
         f"{desc}. Requires an API key.",
     ]
-    return variants[pos % len(variants)]
+    short = variants[pos % len(variants)]
+    u = _u(tool["name"], api_name, "desc")
+    if _verbose(tool):
+        u = 0.9 + 0.1 * u
+    elif u < 0.75:
+        return short
+    notes = [
+        f"Data is refreshed every {attrs['freshness_min']} minutes.",
+        f"The free plan includes {attrs['free_quota']} requests per month.",
+        "Returns a JSON object; errors come back with an HTTP 4xx status and a 'message' field.",
+        "Results are sorted by relevance unless another order is requested.",
+        f"Typical response time is around {attrs['latency_ms']} ms.",
+        "This endpoint is cached for 10 minutes, so repeated calls may return the same data.",
+        "Some fields may be null when the upstream source has no data.",
+        "At most 50 items are returned per page; use the paging parameters to get more.",
+        "The response includes an id, a name and a last-updated timestamp for every item.",
+        "Please respect the rate limit of 5 requests per second on shared plans.",
+        "Deprecated fields are kept for backwards compatibility and will be removed in the next major version.",
+    ]
+    start = int(u * 997) % len(notes)
+    if u < 0.9:
+        return f"{short} {notes[start]}"
+    n = (4 if _verbose(tool) else 2) + int(_u(tool["name"], api_name, "desc_n") * 4)
+    picked = [notes[(start + 3 * k) % len(notes)] for k in range(n)]
+    about = "; ".join(f"{p['name']}: {SLOTS[p['slot']][2][0].lower() + SLOTS[p['slot']][2][1:]}" for p in params[:6])
+    text = f"{short} {' '.join(picked)}"
+    return f"{text} Parameters - {about}." if about else text
+
+
+def _verbose(tool: dict) -> bool:
+    """About one tool in eight documents every API at length (long descriptions, many optional
+    parameters): the long tail of real ToolBench candidates comes from such tools."""
+    return _u(tool["name"], "verbose") < VERBOSE_SHARE
+
+
+def _extras(tool: dict, api_name: str, taken: set) -> list[str]:
+    """Tool-specific optional parameters (real ToolBench APIs: 60% have no optional parameter,
+    a tail has 5-15): paging, flags, formats, on verbose tools' APIs and a few others.
+    Templates never use them."""
+    u = _u(tool["name"], api_name, "extras")
+    if _verbose(tool):
+        n = 5 + int(u * 10)
+    elif u < 0.07:
+        n = 2 + int(_u(tool["name"], api_name, "extras_n") * 4)
+    else:
+        return []
+    rng = random.Random(f"{tool['name']}|{api_name}|extras")
+    pool = [s for s in sorted(EXTRA_SLOTS) if not ({_pname(s, 0, ""), _pname(s, 1, "")} & taken)]
+    return rng.sample(pool, min(n, len(pool)))
+
+
+def _size(cluster: dict) -> int:
+    """How many of the listed tools a cluster keeps: real clusters are 81% pairs, 16% triples,
+    a few of 4-6, so most spec clusters are cut to two or three of their tools."""
+    n, u = len(cluster["tools"]), _u(cluster["id"], "size")
+    if n >= 4 and u < CLUSTER_SIZE_SHARES[0]:
+        return min(n, 6)
+    if u < CLUSTER_SIZE_SHARES[0] + CLUSTER_SIZE_SHARES[1]:
+        return min(n, 3)
+    return 2
+
+
+def _keep(cluster: dict, cat: str, counts: dict) -> list[tuple[int, object]]:
+    """(position in the spec, tool ref) of the tools a cluster keeps: the ``_size`` listed tools
+    with the fewest APIs so far (ties: spec order), so cutting clusters leaves no tool bare."""
+    refs = list(enumerate(cluster["tools"]))
+    key = lambda r: r[1] if isinstance(r[1], str) else f"{cat}:{r[1]}"  # noqa: E731
+    chosen = sorted(refs, key=lambda r: (counts.get(key(r), 0), r[0]))[:_size(cluster)]
+    for r in chosen:
+        counts[key(r)] = counts.get(key(r), 0) + 1
+    return sorted(chosen)
+
+
+def _numeric_strings(tool: dict) -> tuple[bool, bool]:
+    """(defaults as strings, example values as strings) for this tool's NUMBER parameters:
+    ToolBench writes most defaults as strings and passes ~7% of numbers as strings."""
+    return _u(tool["name"], "numdefault") < 0.5, _u(tool["name"], "numvalue") < 0.22
+
+
+def _fmt_number(value, as_string: bool):
+    return str(value) if as_string and isinstance(value, int) and not isinstance(value, bool) else value
 
 
 def build() -> dict:
     tools_out, clusters_out = [], {}
     by_cat = {cat: tools for cat, tools, _ in CATEGORIES}
     apis_of: dict[tuple[str, int], list] = {}
+    kept: dict[str, int] = {}
     for cat, tools, clusters in CATEGORIES:
-        for cluster in clusters:
+        for cluster in clusters + MORE_CLUSTERS.get(cat, []):
             cid = cluster["id"]
             if cid in clusters_out:
                 raise SystemExit(f"duplicate cluster id {cid}")
             clusters_out[cid] = cluster["description"]
             if len(cluster["api_names"]) < len(cluster["tools"]):
                 raise SystemExit(f"cluster {cid}: fewer API names than tools")
-            for pos, ref in enumerate(cluster["tools"]):
+            cparams, templates = _templates(cluster)
+            for pos, ref in _keep(cluster, cat, kept):
                 tcat, idx = (ref.split(":")[0], int(ref.split(":")[1])) if isinstance(ref, str) else (cat, ref)
                 tool = by_cat[tcat][idx]
                 arch = tool["archetype"]
+                api_name = cluster["api_names"][pos]
+                str_default, str_value = _numeric_strings(tool)
                 # Tools share the slot's name list but start at different offsets, so parameter
                 # names differ between equivalent APIs while staying realistic.
                 req, opt, slot_map = [], [], {}
-                for token in cluster["params"]:
+                for token in cparams:
                     slot = token.rstrip("!")
-                    kind, _, sdesc, pool = SLOTS[slot]
+                    kind, _, _, pool = SLOTS[slot]
                     name = _pname(slot, pos + idx, arch)
                     if name in slot_map.values():
                         name = name + "_2"
                     slot_map[slot] = name
                     example = _sample(slot, random.Random(f"{cid}|{pos}|{slot}"))
-                    param = {"name": name, "type": _ptype(slot, arch), "description": sdesc, "default": example if token.endswith("!") else "", "slot": slot}
+                    param = {"name": name, "type": _ptype(slot, tool), "description": _pdesc(slot, f"{tool['name']}|{api_name}", _verbose(tool)),
+                             "default": _fmt_number(example, str_default) if token.endswith("!") else "", "slot": slot}
                     if kind == "ENUM":
                         param["enum"] = list(pool)
                     (req if token.endswith("!") else opt).append(param)
-                templates = list(cluster["templates"])
+                for k, slot in enumerate(_extras(tool, api_name, set(slot_map.values()))):
+                    name = _pname(slot, pos + idx + k, arch)
+                    if name in slot_map.values():
+                        continue
+                    slot_map[slot] = name
+                    default = _sample(slot, random.Random(f"{cid}|{pos}|{slot}")) if _u(tool["name"], api_name, slot, "xdef") < 0.5 else ""
+                    opt.append({"name": name, "type": _ptype(slot, tool), "description": _pdesc(slot, f"{tool['name']}|{api_name}", _verbose(tool)),
+                                "default": _fmt_number(default, True) if default != "" and SLOTS[slot][0] == "NUMBER" else default, "slot": slot})
                 ex_rng = random.Random(f"{cid}|{pos}|example")
                 template = templates[pos % len(templates)]
-                if not any(t.endswith("!") for t in cluster["params"]):
+                if not any(t.endswith("!") for t in cparams):
                     # Parameter-free requests are common in real data: such APIs' examples state no values.
                     template = min(templates, key=lambda t: (t.count("{") - t.count("{tool}"), templates.index(t)))
                 values = {s: _sample(s, ex_rng) for s in slot_map}
                 scenario, used = render_template(template, values, tool["name"].strip())
-                params = {slot_map[s]: v for s, v in used.items()}
+                params = {slot_map[s]: _fmt_number(v, str_value and SLOTS[s][0] == "NUMBER") for s, v in used.items()}
                 api = {
-                    "name": cluster["api_names"][pos],
-                    "description": _describe(cluster, pos, tool),
+                    "name": api_name,
+                    "description": _describe(cluster, pos, tool, api_name, req + opt),
                     "cluster": cid,
                     "required_parameters": req,
                     "optional_parameters": opt,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import importlib.util
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -50,6 +51,30 @@ def test_shipped_catalog_has_realistic_variety(shipped):
     for apis in list(shipped.members.values())[:40]:
         attrs = [json.dumps(shipped.tool_by_key[a.provider].attributes, sort_keys=True) for a in apis]
         assert len(set(attrs)) == len(attrs)
+
+
+def test_shipped_catalog_matches_the_real_data_shape(shipped):
+    """Real PEToolBench: clusters 81% pairs / 16% triples / 4% larger, ~39% of ground truths
+    take no parameters, parameters mostly STRING/NUMBER with ENUM rare, long-tailed docs."""
+    sizes = [len(m) for m in shipped.members.values()]
+    assert 0.72 <= sizes.count(2) / len(sizes) <= 0.88
+    assert 0.10 <= sizes.count(3) / len(sizes) <= 0.22
+    assert any(n >= 4 for n in sizes)
+    free = sum(not m[0].required and not any(re.search(r"\{(?!tool\})\w+", t) for t in m[0].templates)
+               for m in shipped.members.values()) / len(sizes)
+    assert 0.25 <= free <= 0.45
+    types = [p.type.split(" ")[0].upper() for a in shipped.apis for p in a.params]
+    share = {t: types.count(t) / len(types) for t in set(types)}
+    assert share["STRING"] >= 0.5 and share["NUMBER"] >= 0.2 and share["BOOLEAN"] >= 0.04 and share["ENUM"] <= 0.03
+    descs = sorted(len(a.description) for a in shipped.apis)
+    assert descs[len(descs) // 2] < 80 and descs[int(len(descs) * 0.95)] > 300  # mostly short, a long tail
+    assert sum(len(a.optional) >= 5 for a in shipped.apis) >= 20
+    # NUMBER values appear both as ints and as numeric strings, as in ToolBench
+    values = [v for a in shipped.apis for p in a.params if p.type == "NUMBER" for ex in a.examples for k, v in ex["Parameters"].items() if k == p.name]
+    assert any(isinstance(v, int) for v in values) and any(isinstance(v, str) and v.isdigit() for v in values)
+    # most instructions read like the real ones ("I want to ...")
+    templates = [t for apis in shipped.members.values() for t in apis[0].templates]
+    assert sum(t.startswith("I want to") for t in templates) / len(templates) >= 0.4
 
 
 def test_make_catalog_script_reproduces_the_shipped_file():
