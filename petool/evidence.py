@@ -70,14 +70,12 @@ class ToolEvidence:
     in_leading_block: bool = False
 
 
-def history_evidence(entry: Entry, setting: str, fit: dict[str, float] | None = None, fit_threshold: float = 0.5) -> dict[str, ToolEvidence]:
-    """Evidence per candidate name from the history of ``setting`` (positions are 1-based).
+def history_evidence(history: list[Turn], candidates: list[Tool], fit: dict[str, float], fit_threshold: float = 0.5) -> dict[str, ToolEvidence]:
+    """Evidence per candidate name from a history (positions are 1-based).
 
     ``in_leading_block`` marks tools used in the opening run of turns on well-fitting candidates:
     in the chronological setting those come first because the user liked them least.
     """
-    history = entry.history(setting) if setting != "none" else []
-    fit = fit or fit_scores(entry.query, entry.candidates)
     by_provider: dict[str, ToolEvidence] = {}
     for i, turn in enumerate(history, 1):
         ev = by_provider.setdefault(provider_of(turn.call.tool_name), ToolEvidence())
@@ -86,13 +84,13 @@ def history_evidence(entry: Entry, setting: str, fit: dict[str, float] | None = 
         ev.disliked += turn.rating == 0
         ev.first = ev.first or i
         ev.last = i
-    fitting = {provider_of(t.name) for t in entry.candidates if fit.get(t.name, 0) >= fit_threshold}
+    fitting = {provider_of(t.name) for t in candidates if fit.get(t.name, 0) >= fit_threshold}
     lead = 0
     while lead < len(history) and provider_of(history[lead].call.tool_name) in fitting:
         lead += 1
     leading = {provider_of(t.call.tool_name) for t in history[:lead]}
     out = {}
-    for t in entry.candidates:
+    for t in candidates:
         ev = by_provider.get(provider_of(t.name), ToolEvidence())
         out[t.name] = ToolEvidence(ev.uses, ev.liked, ev.disliked, ev.first, ev.last, provider_of(t.name) in leading)
     return out
@@ -110,7 +108,8 @@ def preference_score(ev: ToolEvidence, setting: str) -> float:
 def rank_candidates(entry: Entry, setting: str, fit_threshold: float = 0.5) -> list[tuple[Tool, float, ToolEvidence]]:
     """Candidates ordered best first: well-fitting ones by preference, then by fit."""
     fit = fit_scores(entry.query, entry.candidates)
-    evidence = history_evidence(entry, setting, fit, fit_threshold)
+    history = entry.history(setting) if setting != "none" else []
+    evidence = history_evidence(history, entry.candidates, fit, fit_threshold)
 
     def key(t: Tool):
         fits = fit[t.name] >= fit_threshold

@@ -90,7 +90,7 @@ def render_system_prompt(entry: Entry, setting: str, style: str = "paper", histo
     if style == "paper":
         return paper_prompt(setting, turns, entry.candidates)
     if style == "compact":
-        return compact_prompt(setting, turns, entry.candidates)
+        return compact_prompt(setting, turns, entry.candidates, entry.query)
     raise ValueError(f"unknown prompt style {style!r}; valid: {', '.join(STYLES)}")
 
 
@@ -138,21 +138,24 @@ def _loads(text: str, what: str) -> list:
 # --- compact style -------------------------------------------------------------------------
 # The same task in about a fifth of the tokens, with the evidence spelled out per candidate: a
 # 135M model cannot match a query to a function or count a tool's uses in a 20-turn JSON history
-# unaided (BRIEF.md, feasibility probe), but it can learn to read "tool used 3x, liked 2".
+# unaided (BRIEF.md, feasibility probe), but it can learn to read "fit 93%, liked 2, disliked 0".
+# The numbers come from petool.evidence, so the prompt stays a pure function of its inputs.
 
 COMPACT_TASK = "Pick the one tool call that fulfils the user's instruction and fits the user's preferences."
 COMPACT_TASK_WITHOUT_HISTORY = "Pick the one tool call that fulfils the user's instruction."
+COMPACT_FIT = "fit = how well a candidate's description matches the instruction (equivalent tools score alike)."
 COMPACT_EVIDENCE = {
     "p": "The user's {n} past calls show which tools they prefer: a tool used more often is more preferred.",
     "r": "The user rated each of their {n} past calls: liked = satisfied, disliked = not; prefer tools the user liked, avoid tools they disliked.",
-    "c": "The user's {n} past calls are in time order: a tool used later is more preferred than one used earlier.",
+    "c": "The user's {n} past calls are in time order: a tool used later is more preferred than one used earlier; tools used only in the opening calls are the least preferred.",
 }
-COMPACT_CANDIDATES_HEADER = "Candidates (name; what it does; parameters, * = required; the user's history with its tool):"
+COMPACT_CANDIDATES_HEADER = "Candidates (name; what it does; parameters, * = required, with example values; fit; the user's history with its tool):"
 COMPACT_OUTPUT = (
     'Answer with only the call as one line of JSON: {"tool_name": "<name from the list>", '
     '"parameters": {"parameter": value}}'
 )
 COMPACT_DESCRIPTION_WORDS = 20
+COMPACT_DEFAULT_CHARS = 24
 
 
 def short_description(text: str, max_words: int = COMPACT_DESCRIPTION_WORDS) -> str:
@@ -171,8 +174,8 @@ def short_description(text: str, max_words: int = COMPACT_DESCRIPTION_WORDS) -> 
     return " ".join(parts[:max_words]) + (" ..." if len(parts) > max_words else "")
 
 
-def tool_evidence(tool_name: str, setting: str, history: list[Turn]) -> str:
-    """What the history says about the candidate's tool (provider): uses, ratings, last position.
+def tool_evidence(tool_name: str, setting: str, history: list[Turn], in_opening_calls: bool = False) -> str:
+    """What the history says about the candidate's tool (provider): uses, ratings, positions.
 
     Example:
         >>> from petool.schema import ToolCall
@@ -192,39 +195,65 @@ def tool_evidence(tool_name: str, setting: str, history: list[Turn]) -> str:
         text += f", liked {liked}, disliked {disliked}"
     if setting == "c":
         text += f", last at call {uses[-1] + 1} of {len(history)}"
+        if in_opening_calls:
+            text += ", in the opening calls"
     return text
 
 
-def compact_candidate(index: int, tool: Tool, setting: str, history: list[Turn]) -> str:
-    """One candidate block of the compact prompt (name, description, parameters, evidence)."""
-    params = [p.name + "*" for p in tool.required_parameters] + [p.name for p in tool.optional_parameters]
+def _parameter_text(tool: Tool) -> str:
+    def one(p, required: bool) -> str:
+        text = p.name + ("*" if required else "")
+        if required and p.default not in ("", None):
+            value = json.dumps(p.default, ensure_ascii=False)
+            text += f" (e.g. {value[:COMPACT_DEFAULT_CHARS]}{'...' if len(value) > COMPACT_DEFAULT_CHARS else ''})"
+        return text
+
+    parts = [one(p, True) for p in tool.required_parameters] + [one(p, False) for p in tool.optional_parameters]
+    return ", ".join(parts) if parts else "none"
+
+
+def compact_candidate(index: int, tool: Tool, setting: str, history: list[Turn], fit: float | None = None, in_opening_calls: bool = False) -> str:
+    """One candidate block of the compact prompt (name, description, parameters, fit, evidence)."""
     lines = [
         f"{index}. {tool.name}",
         f"   does: {short_description(tool.description)}",
-        f"   parameters: {', '.join(params) if params else 'none'}",
+        f"   parameters: {_parameter_text(tool)}",
     ]
+    if fit is not None:
+        lines.append(f"   fit: {round(100 * fit)}%")
     if setting != "none":
-        lines.append(f"   history: {tool_evidence(tool.name, setting, history)}")
+        lines.append(f"   history: {tool_evidence(tool.name, setting, history, in_opening_calls)}")
     return "\n".join(lines)
 
 
-def compact_prompt(setting: str, history: list[Turn], candidates: list[Tool]) -> str:
-    """Render petool's compact system prompt: a pure function of (setting, history, candidates).
+def compact_prompt(setting: str, history: list[Turn], candidates: list[Tool], query: str | None = None) -> str:
+    """Render petool's compact system prompt: a pure function of (setting, history, candidates, query).
+
+    Without a query the fit lines are left out.
 
     Example:
         >>> print(compact_prompt("none", [], [Tool("<A>.<B>.<c>", "Does c.")]))
         Pick the one tool call that fulfils the user's instruction.
-        Candidates (name; what it does; parameters, * = required; the user's history with its tool):
+        Candidates (name; what it does; parameters, * = required, with example values; fit; the user's history with its tool):
         1. <A>.<B>.<c>
            does: Does c.
            parameters: none
         Answer with only the call as one line of JSON: {"tool_name": "<name from the list>", "parameters": {"parameter": value}}
     """
+    from petool.evidence import fit_scores, history_evidence
+
     if setting == "none":
         head = [COMPACT_TASK_WITHOUT_HISTORY]
     elif setting in COMPACT_EVIDENCE:
         head = [COMPACT_TASK, COMPACT_EVIDENCE[setting].format(n=len(history))]
     else:
         raise ValueError(f"unknown setting {setting!r}; valid: p, r, c, none")
-    blocks = [compact_candidate(i, t, setting, history) for i, t in enumerate(candidates, 1)]
+    fit = fit_scores(query, candidates) if query is not None else {}
+    if query is not None:
+        head.append(COMPACT_FIT)
+    evidence = history_evidence(history, candidates, fit) if fit and setting == "c" else {}
+    blocks = [
+        compact_candidate(i, t, setting, history, fit.get(t.name), evidence[t.name].in_leading_block if evidence else False)
+        for i, t in enumerate(candidates, 1)
+    ]
     return "\n".join(head + [COMPACT_CANDIDATES_HEADER] + blocks + [COMPACT_OUTPUT])

@@ -26,13 +26,14 @@ def test_fit_prefers_tools_that_share_rare_words_with_the_query():
 
 def test_history_evidence_counts_uses_ratings_positions_and_the_leading_block():
     entry = weather_entry()
-    r = history_evidence(entry, "r")
+    fit = fit_scores(entry.query, entry.candidates)
+    r = history_evidence(entry.history("r"), entry.candidates, fit)
     assert r[WEATHER_B] == ToolEvidence(uses=1, liked=0, disliked=1, first=2, last=2, in_leading_block=False)
     assert (r[WEATHER_A].uses, r[WEATHER_A].liked) == (1, 1)  # another API of SkyCast Pro, rated 1
-    c = history_evidence(entry, "c")
+    c = history_evidence(entry.history("c"), entry.candidates, fit)
     assert c[WEATHER_B].in_leading_block and c[WEATHER_B].first == 1
     assert not c[WEATHER_A].in_leading_block
-    assert history_evidence(entry, "none")[NEWS] == ToolEvidence()
+    assert history_evidence([], entry.candidates, fit)[NEWS] == ToolEvidence()
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,7 @@ def test_every_candidate_appears_with_its_parameters(setting):
     text = render_system_prompt(entry, setting, "compact")
     for i, tool in enumerate(entry.candidates, 1):
         assert f"{i}. {tool.name}\n" in text
-    assert "parameters: city*, days, units" in text  # required marked, optional in declared order
+    assert 'parameters: city* (e.g. "Paris"), days, units' in text  # required marked with its example value
     assert "parameters: date" in text
     assert ("history:" in text) == (setting != "none")
 
@@ -89,3 +89,18 @@ def test_empty_history_and_messages():
 def test_unknown_setting_raises():
     with pytest.raises(ValueError, match="unknown setting 'x'"):
         compact_prompt("x", [], [Tool("<A>.<B>.<c>")])
+
+
+def test_fit_lines_rank_the_query_s_function_first():
+    entry = weather_entry()
+    text = render_system_prompt(entry, "p", "compact")
+    news_block = text.split("1. <News_Media>")[1].split("2. ")[0]
+    forecast_block = text.split("2. " + WEATHER_A)[1].split("3. ")[0]
+    assert int(news_block.split("fit: ")[1].split("%")[0]) < int(forecast_block.split("fit: ")[1].split("%")[0]) == 100
+    assert "fit:" not in compact_prompt("p", [], entry.candidates)  # no query, no fit
+
+
+def test_chronological_marks_tools_used_only_in_the_opening_calls():
+    text = render_system_prompt(weather_entry(), "c", "compact")
+    assert "tool used 1x (this API 1x), last at call 1 of 3, in the opening calls" in text
+    assert text.count(", in the opening calls") == 1
