@@ -75,6 +75,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--settings", default="p,r,c", help="settings to write (entries only)")
     p.add_argument("--style", default="paper", help="prompt style for training files made from entries")
 
+    p = sub.add_parser("train", help="train PEToolLLaMA: LoRA SFT, then DPO from the SFT adapter (TRL)")
+    from petool.train import add_train_arguments
+
+    add_train_arguments(p)
+
     p = sub.add_parser("baselines", help="list the rule baselines usable as --model baseline:<rule>")
     return parser
 
@@ -238,6 +243,12 @@ def _warn(problems: list[str]) -> None:
         print(f"warning: skipped {problem}", file=sys.stderr)
 
 
+def cmd_train(args) -> int:
+    from petool.train import run_train_command
+
+    return run_train_command(args)
+
+
 def cmd_baselines(args) -> int:
     from petool.baselines import BASELINES
 
@@ -252,5 +263,6 @@ COMMANDS = {
     "eval": cmd_eval,
     "score": cmd_score,
     "convert": cmd_convert,
+    "train": cmd_train,
     "baselines": cmd_baselines,
 }

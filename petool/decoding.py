@@ -16,21 +16,16 @@ the output always parses to a call on a candidate.
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass
 
 from petool.schema import Tool
 
 MAX_STRING_CHARS = 128
-"""Longest string value the grammar allows (gold values on the dev data are at most 37 chars);
-a bound keeps a looping small model from spending the whole budget inside one string."""
+"""Longest string value the grammar allows (gold values on the dev data are at most 37 chars)."""
 
-STRING_PATTERN = '^[^\\x00-\\x1f"\\\\]{0,%d}$' % MAX_STRING_CHARS
-"""A short string without control characters, quotes or backslashes. Not ``maxLength``: in
-xgrammar 0.2.8 a length-limited string admits control characters (invalid JSON), and a
-``pattern`` string admits no escapes, so quotes and backslashes are left out explicitly."""
-
-SCALAR_VALUE = {"anyOf": [{"type": "string", "pattern": STRING_PATTERN}, {"type": "number"}, {"type": "boolean"}]}
+SCALAR_VALUE = {"anyOf": [{"type": "string"}, {"type": "number"}, {"type": "boolean"}]}
 """Parameter values: gold calls hold strings and numbers (plus a few booleans-as-strings)."""
 
 
@@ -78,16 +73,50 @@ class CallGrammar:
         self.tokenizer = tokenizer
         self.vocab_size = vocab_size or len(tokenizer)
         info = xgr.TokenizerInfo.from_huggingface(tokenizer, vocab_size=self.vocab_size)
-        self.compiler = xgr.GrammarCompiler(info)
+        self._compiled: dict = {}
+        self.compiler = xgr.GrammarCompiler(info, max_threads=max(1, min(8, os.cpu_count() or 1)))
 
     def matcher(self, candidates: list[Tool]):
         """A fresh grammar matcher for one generation over ``candidates``."""
         import xgrammar as xgr
 
         schema = json.dumps(call_schema(candidates), ensure_ascii=False)
-        # any_whitespace=False: the output is json.dumps' one-line layout, as in the SFT data.
-        compiled = self.compiler.compile_json_schema(schema, any_whitespace=False, strict_mode=True)
+        compiled = self._compiled.pop(schema, None)
+        if compiled is None:
+            # any_whitespace=False: the output is json.dumps' one-line layout, as in the SFT data.
+            grammar = xgr.Grammar.from_json_schema(schema, any_whitespace=False, strict_mode=True)
+            compiled = self.compiler.compile_grammar(xgr.Grammar.from_ebnf(bound_values(str(grammar))))
+        self._compiled[schema] = compiled  # most recent last; one entry is asked for p, r, c, base, adapter
+        while len(self._compiled) > 32:
+            self._compiled.pop(next(iter(self._compiled)))
         return xgr.GrammarMatcher(compiled, terminate_without_stop_token=True)
+
+
+BOUNDED_RULES = {
+    # strings: at most MAX_STRING_CHARS characters (escapes allowed, control characters not)
+    'basic_string ::= (("\\"" basic_string_sub))':
+        f'basic_string ::= (("\\"" basic_string_char{{0, {MAX_STRING_CHARS}}} "\\""))\n'
+        'basic_string_char ::= (([^\\0-\\x1f\\"\\\\\\r\\n]) | ("\\\\" basic_escape))',
+    # numbers: integer part at most 15 digits; fraction and exponent at most 8
+    "([1-9] [0-9]*)": "([1-9] [0-9]{0,14})",
+    "basic_number_digits{1, -1}": "basic_number_digits{1, 8}",
+}
+
+
+def bound_values(ebnf: str) -> str:
+    """Bound the length of JSON strings and numbers in xgrammar's EBNF for a JSON schema.
+
+    A small model, once inside a value, can repeat a character until the budget is spent.
+    xgrammar 0.2.8 ignores ``maximum``, and its ``maxLength`` string admits control characters
+    (invalid JSON) while a ``pattern`` string makes compiling take seconds per entry; so the bounds
+    go into the grammar text. Raises ValueError if a rule is not there (another xgrammar version:
+    update BOUNDED_RULES).
+    """
+    for old, new in BOUNDED_RULES.items():
+        if old not in ebnf:
+            raise ValueError(f"xgrammar's JSON rule {old!r} not found; update petool.decoding.BOUNDED_RULES")
+        ebnf = ebnf.replace(old, new)
+    return ebnf
 
 
 @dataclass

@@ -389,6 +389,8 @@ def load_predictor(model: str | None = "default", adapter: str | None = None, mo
         from petool.remote import OpenAIPredictor
 
         return OpenAIPredictor(model.removeprefix("openai:"), style=style or "paper", **remote_kwargs)
+    if remote_kwargs:
+        raise TypeError(f"options {sorted(remote_kwargs)} apply to openai:NAME models only")
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; valid: {', '.join(MODES)}")
     adapter_path = resolve_adapter(adapter)

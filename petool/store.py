@@ -357,8 +357,8 @@ class Store:
     def import_run(self, run_dir: str | Path, run_id: str | None = None, with_entries: bool = True) -> str:
         """Load a ``petool eval`` output folder (config.json, metrics.json, predictions.jsonl).
 
-        The entries the run scored are saved too (source ``run:<id>``) when its data path can
-        still be read, so the error inspector can show them whole.
+        The entries the run scored are saved too (source ``run:<id>``, marked ``split: test``)
+        when its data path can still be read, so the error inspector can show them whole.
 
         Raises:
             ValueError: naming the missing file or the bad line.
@@ -411,7 +411,11 @@ class Store:
                 loaded = load_entries(data_path).entries
             except ValueError:
                 loaded = []
-            self.save_entries([e for e in loaded if e.key in wanted], source=f"run:{run_id}")
+            kept = [e for e in loaded if e.key in wanted]
+            for e in kept:
+                # Evaluated entries are test data: labels on them must never become training pairs.
+                e.extra.setdefault("split", "test")
+            self.save_entries(kept, source=f"run:{run_id}")
         return run_id
 
     def runs(self) -> list[dict]:

@@ -18,7 +18,7 @@ from tests.app_fakes import FakePredictor
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian chromium at /usr/bin/chromium (apt-get install -y chromium)")
+pytestmark = [pytest.mark.browser, pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian chromium at /usr/bin/chromium (apt-get install -y chromium)")]
 
 
 @pytest.fixture(scope="module")
@@ -85,6 +85,8 @@ def pick(page, elem_id: str, option: str, typed: str) -> None:
 
 
 def test_end_to_end(app, page):
+    from playwright.sync_api import expect
+
     demo, _ = app
     services = demo.petool_services
     page.locator("#annotator textarea, #annotator input").first.fill("ann")
@@ -99,13 +101,13 @@ def test_end_to_end(app, page):
     page.locator("#b-instruction textarea").fill("Show me what this service offers")
     page.click("#b-add")
     page.get_by_text("Turn added.").wait_for()
-    assert page.locator("#b-turns tbody tr").count() >= 1
+    expect(page.locator("#b-turns")).to_contain_text("Show me what this service offers")
     page.locator("#b-query textarea").fill("What is the weather in Paris right now?")
     page.click("#b-suggest")
     page.get_by_text(re.compile(r"\d+ candidates; the functional cluster")).wait_for()
     page.get_by_text("Prompt preview").click()
     page.click("#b-preview")
-    page.locator("#b-prompt").get_by_text("Interaction history is:").first.wait_for()
+    expect(page.locator("#b-prompt")).to_contain_text("Interaction history is:")
     page.click("#b-save")
     page.get_by_text(re.compile("Saved entry user-zoe")).wait_for()
     shot(page, "1_build")
@@ -158,8 +160,23 @@ def test_end_to_end(app, page):
     # 6. Error inspection opens a whole entry.
     page.get_by_role("tab", name="Errors").click()
     page.click("#e-filter")
-    page.locator("#e-table tbody tr").first.wait_for()
-    page.locator("#e-table tbody tr td").nth(2).click()
-    page.locator("#e-detail").get_by_text("Query:").wait_for()
-    assert page.locator("#e-detail").get_by_text("★ gold").count() >= 1
+    expect(page.locator("#e-table")).to_contain_text("format:no_call")
+    page.locator("#e-table").get_by_role("gridcell").nth(2).click()
+    expect(page.locator("#e-detail")).to_contain_text("Query:")
+    expect(page.locator("#e-detail")).to_contain_text("★ gold")
     shot(page, "6_errors")
+
+    # 7. A queue: each verdict saves a label and runs the next entry automatically.
+    page.get_by_role("tab", name="Compare & label").click()
+    page.get_by_text("Queue: label a batch").click()
+    page.locator("#q-size input").fill("2")
+    page.click("#q-start")
+    expect(page.locator("#q-status")).to_contain_text("Queue item 1 of 2")
+    expect(page.locator("#c-side-b")).to_contain_text("fake-base+fake-adapter")
+    page.locator("#c-summary").click()
+    page.keyboard.press("3")
+    expect(page.locator("#q-status")).to_contain_text("Queue item 2 of 2")
+    expect(page.locator("#c-summary")).not_to_contain_text("Saved label")
+    expect(page.locator("#c-side-a")).to_contain_text("fake-base")
+    shot(page, "7_queue")
+    assert [lab["verdict"] for lab in services.store.labels()] == ["B", "tie"]

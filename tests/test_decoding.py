@@ -92,3 +92,22 @@ def test_budget_cut_is_closed_into_a_valid_call(tiny):
 def test_close_call_table(text, expected):
     candidates = [Tool("<A>.<B>.<c>"), Tool("<A>.<B>.<d>")]
     assert json.loads(close_call(text, candidates)) == expected
+
+
+def test_grammar_bounds_strings_and_numbers(tiny):
+    _, _, grammar = tiny
+    tool = [Tool("<A>.<B>.<c>", required_parameters=[Parameter("q")])]
+    head = '{"tool_name": "<A>.<B>.<c>", "parameters": {"q": '
+    cases = {
+        '123}}': True, "-1.5e10}}": True, '"é 😀 ok"}}': True, "true}}": True,
+        "1" * 16 + "}}": False,  # runaway digits
+        '"' + "a" * 129 + '"}}': False,  # runaway string
+        '"a\x13b"}}': False,  # control character: invalid JSON
+        '"a\\"b"}}': True,  # escapes are fine
+        "null}}": False, '{"x": 1}}}': False, "[1]}}": False,
+    }
+    for text, ok in cases.items():
+        m = grammar.matcher(tool)
+        assert (m.accept_string(head + text) and m.is_terminated()) == ok, text
+    m = grammar.matcher(tool)
+    assert not m.accept_string('{"tool_name": "<A>.<B>.<c>", "parameters": {"x": 1}}')  # unknown parameter

@@ -215,3 +215,12 @@ def test_bundled_model_converts_once_then_loads_fast(monkeypatch, tmp_path):
     for setting in ("p", "r", "c"):
         parsed = parse_call(p.generate(entry, setting).text, "paper")
         assert parsed.ok and entry.candidate(parsed.call.tool_name) is not None
+
+
+def test_openai_models_go_to_the_remote_predictor():
+    from petool.remote import OpenAIPredictor
+
+    p = load_predictor("openai:some-model", base_url="http://127.0.0.1:9/v1", api_key="")
+    assert isinstance(p, OpenAIPredictor) and p.name == "openai:some-model"
+    with pytest.raises(TypeError, match="openai:NAME models only"):
+        load_predictor("/nowhere", base_url="http://x/v1")

@@ -286,6 +286,15 @@ def test_resume_modes(tiny_llama_dir, tmp_path):
     assert json.loads((out / "run_config.json").read_text())["resolved"]["resumed_from"] is None
 
 
+def test_qlora_loads_the_base_in_4bit_and_trains(tiny_llama_dir, tmp_path):
+    pytest.importorskip("bitsandbytes")
+    config = tiny_config(tiny_llama_dir, tmp_path / "run", load_in_4bit=True, **{"sft.max_steps": 1, "sft.warmup_ratio": 0.0})
+    model, _ = train.load_model_and_tokenizer(config)
+    assert getattr(model, "is_loaded_in_4bit", False)
+    out = train.train_sft(config, sft_examples(), progress=False)
+    assert any(t.abs().sum() > 0 for name, t in lora_tensors(out).items() if "lora_B" in name)
+
+
 # ---------------------------------------------------------------- DPO
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from petool.appconfig import AppConfig, parse_auth
-from petool.schema import Tool, ToolCall
+from petool.schema import Tool
 from petool.store import entry_from_dict, entry_to_dict
 from petool.ui import builder, compare, dash, errors, export, jobs
 from petool.ui.render import call_html, esc, param_rows
@@ -391,6 +391,7 @@ def test_error_inspection(services, tmp_path):
     detail, prompt, raw, diff = errors.inspect(services, rows[0][0])
     assert "★ gold" in detail and "Query:" in detail and "print(" in raw and "Available tools" in prompt
     assert "No tool call could be parsed" in diff
+    assert services.store.run_entry("run1", rows[0][4]).extra["split"] == "test"
 
 
 def test_upload_import_gives_clear_messages(services, tmp_path):
@@ -419,3 +420,23 @@ def test_dev_entries_are_test_only(tmp_path):
     result = compare.run_compare(s, entry_to_dict(e), "r", BASE, TUNED)
     compare.submit_label(s, result, "B", "ann")
     assert s.store.preference_examples() == []
+
+
+def test_header_and_about_show_storage_and_config(services):
+    from petool.ui.app import about, header
+
+    services.config.ephemeral = True
+    assert "ephemeral" in header(services.config, services)
+    text = about(services.config, services)
+    assert "PETOOL_DB" in text and "store:" in text
+
+
+@pytest.mark.slow
+def test_compare_with_the_bundled_model(tmp_path, generated):
+    """The real SmolLM2 base against a rule baseline (the shipped adapter may be absent)."""
+    s = Services(AppConfig(db_path=str(tmp_path / "x.db"), data_path=None), generated=list(generated))
+    result = compare.run_compare(s, entry_to_dict(generated[0]), "p", BASE, "baseline:rules")
+    base, rule = result["sides"]
+    assert not base["model_error"], base["model_error"]
+    assert base["call"] is not None and base["latency_s"] > 0
+    assert rule["model"] == "baseline:rules"

@@ -7,7 +7,7 @@ rule baseline. Blind mode shuffles the sides and hides the names until the verdi
 
 import json
 import random
-from typing import Any, Callable
+from typing import Callable
 
 from petool.parsing import parse_call
 from petool.prompts import render_system_prompt
@@ -58,6 +58,8 @@ def run_compare(services: Services, d: dict, setting: str, model_a: str, model_b
         if swapped:
             choices.reverse()
     sides = []
+    if progress and not services.model.loaded and any(c in (BASE, TUNED) for c in choices):
+        progress((0, 2), desc="loading the model (first request of this process only)")
     for i, choice in enumerate(choices):
         if progress:
             progress((i, 2), desc=f"generating side {'AB'[i]}" + ("" if blind else f" ({choice})"))
@@ -247,12 +249,12 @@ def build(services: Services, entry_state, annotator):
         with gr.Row():
             q_source = gr.Dropdown(services.sources(), value=(services.sources() or [None])[0], label="entries from")
             q_settings = gr.CheckboxGroup(list(SETTINGS), value=["r"], label="settings")
-            q_size = gr.Number(10, precision=0, minimum=1, maximum=500, label="batch size")
+            q_size = gr.Number(10, precision=0, minimum=1, maximum=500, label="batch size", elem_id="q-size")
             q_auto = gr.Checkbox(True, label="run the models automatically")
         with gr.Row():
             q_start = gr.Button("Start queue", elem_id="q-start")
             q_next = gr.Button("Skip / next [n]", elem_id="q-next")
-        q_status = gr.Markdown("")
+        q_status = gr.Markdown("", elem_id="q-status")
 
     def on_entry(d, s):
         return entry_view(d, s)

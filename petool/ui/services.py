@@ -7,7 +7,6 @@ visitor; a lock makes "switch the adapter on/off, then generate" one indivisible
 from __future__ import annotations
 
 import logging
-import random
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -279,9 +278,3 @@ def _catalog_clusters() -> dict[str, list[str]]:
         for n in names:
             out[n] = names
     return out
-
-
-def shuffle_sides(a: str, b: str, rng: random.Random) -> tuple[str, str, bool]:
-    """Blind mode: put the two models in random order; returns (left, right, swapped)."""
-    swapped = rng.random() < 0.5
-    return (b, a, True) if swapped else (a, b, False)
