@@ -6,10 +6,14 @@
 | PETOOL_MODEL | base model: ``default`` (bundled SmolLM2), a folder, a Hub id, or ``baseline:<rule>`` | default |
 | PETOOL_ADAPTER | LoRA adapter compared against the base (``default`` = the shipped PEToolLLaMA, ``none``) | default |
 | PETOOL_DEMO | demo mode: training disabled (1/0, true/false) | 1 on a Space, else 0 |
-| PETOOL_AUTH | ``user:pass,user2:pass2``: require a login (the user name becomes the annotator) | none |
+| PETOOL_AUTH | ``user:pass,user2:pass2``: the whole app asks for a login; the login name is the annotator | none |
+| PETOOL_OAUTH | on a Space with ``hf_oauth: true``: "Sign in with Hugging Face"; visitors read, only signed-in users label, export, save | 1 when OAUTH_CLIENT_ID is set on a Space |
+| PETOOL_ADMINS | user names that may download the database in demo mode | the Space owner (SPACE_AUTHOR_NAME) |
 | PETOOL_DATA | extra entries file or folder offered in the builder | ../shared/petoolbench/early_test_dev.json.gz when present |
 | PETOOL_EXPORTS | folder for exported pair files | <db folder>/exports |
-| PETOOL_QUEUE | most requests waiting for the model | 16 |
+| PETOOL_QUEUE | most requests waiting in the queue; beyond it visitors are told the app is busy | 16 |
+| PETOOL_MAX_NEW_TOKENS | cap on tokens generated per model call | the predictor's default (petool.models) |
+| PETOOL_MAX_UPLOAD_MB | largest file a visitor may upload | 20 |
 | GRADIO_SERVER_NAME / GRADIO_SERVER_PORT | where to listen | 127.0.0.1 / 7860 (0.0.0.0 on a Space) |
 """
 
@@ -39,6 +43,10 @@ class AppConfig:
     data_path: str | None = None
     export_dir: str | None = None
     queue_size: int = 16
+    oauth: bool = False
+    admins: list[str] = field(default_factory=list)
+    max_new_tokens: int | None = None
+    max_upload_mb: int = 20
     server_name: str = "127.0.0.1"
     server_port: int = 7860
     on_space: bool = False
@@ -53,9 +61,18 @@ class AppConfig:
             raise ValueError(f"PETOOL_QUEUE must be between 1 and 1000, got {self.queue_size!r}")
         if not 0 < self.server_port < 65536:
             raise ValueError(f"GRADIO_SERVER_PORT must be a port number, got {self.server_port!r}")
+        if self.max_new_tokens is not None and not 1 <= self.max_new_tokens <= 4096:
+            raise ValueError(f"PETOOL_MAX_NEW_TOKENS must be between 1 and 4096, got {self.max_new_tokens!r}")
+        if not 1 <= self.max_upload_mb <= 10_000:
+            raise ValueError(f"PETOOL_MAX_UPLOAD_MB must be between 1 and 10000, got {self.max_upload_mb!r}")
         if self.adapter in ("", "none"):
             self.adapter = None
         self.export_dir = self.export_dir or str(Path(self.db_path).resolve().parent / "exports")
+
+    @property
+    def access_control(self) -> bool:
+        """True when visitors log in (password or Hugging Face): only logged-in users write."""
+        return bool(self.auth) or self.oauth
 
     @property
     def storage_notice(self) -> str:
@@ -84,6 +101,12 @@ class AppConfig:
             data_path=data_path,
             export_dir=env.get("PETOOL_EXPORTS"),
             queue_size=_int(env.get("PETOOL_QUEUE"), "PETOOL_QUEUE", 16),
+            # OAuth needs a Space with `hf_oauth: true` in its README (which sets OAUTH_CLIENT_ID);
+            # elsewhere gradio would fake a login, so it stays off.
+            oauth=_bool(env.get("PETOOL_OAUTH"), "PETOOL_OAUTH", default=True) and on_space and bool(env.get("OAUTH_CLIENT_ID")),
+            admins=[a.strip() for a in (env.get("PETOOL_ADMINS") or env.get("SPACE_AUTHOR_NAME") or "").split(",") if a.strip()],
+            max_new_tokens=_int(env.get("PETOOL_MAX_NEW_TOKENS"), "PETOOL_MAX_NEW_TOKENS", None),
+            max_upload_mb=_int(env.get("PETOOL_MAX_UPLOAD_MB"), "PETOOL_MAX_UPLOAD_MB", 20),
             server_name=env.get("GRADIO_SERVER_NAME") or ("0.0.0.0" if on_space else "127.0.0.1"),
             server_port=_int(env.get("GRADIO_SERVER_PORT"), "GRADIO_SERVER_PORT", 7860),
             on_space=on_space,
@@ -121,7 +144,7 @@ def _bool(value: str | None, name: str, default: bool) -> bool:
     raise ValueError(f"{name} must be 1/0, true/false, yes/no or on/off, got {value!r}")
 
 
-def _int(value: str | None, name: str, default: int) -> int:
+def _int(value: str | None, name: str, default: int | None) -> int | None:
     if value in (None, ""):
         return default
     try:

@@ -55,6 +55,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mode", default="petool", choices=["petool", "paper"], help="generation mode (language models)")
     p.add_argument("--style", default=None, help="prompt style: paper or compact (default: the mode's own)")
     p.add_argument("--parse", default="robust", choices=["paper", "robust"], help="how outputs are parsed")
+    p.add_argument("--load-in-4bit", action="store_true", help="load a local model in 4-bit (bitsandbytes)")
+    p.add_argument("--base-url", default=None, help="openai: models: the endpoint (default $OPENAI_BASE_URL)")
+    p.add_argument("--api-key", default=None, help="openai: models: the key (default $OPENAI_API_KEY)")
     p.add_argument("--limit", type=int, default=None, help="use only the first N entries")
     p.add_argument("--seed", type=int, default=0, help="seed for baselines that draw at random")
     p.add_argument("--out", required=True, help="run folder: config.json, predictions.jsonl, metrics.json")
@@ -159,7 +162,10 @@ def cmd_eval(args) -> int:
 
     entries = _load(args.data)
     settings = setting_list(args.settings)
-    predictor = make_predictor(args.model, adapter=args.adapter, mode=args.mode, style=args.style, seed=args.seed)
+    extra = {"base_url": args.base_url, "api_key": args.api_key} if args.model.startswith("openai:") else {}
+    if args.load_in_4bit:
+        extra["load_in_4bit"] = True
+    predictor = make_predictor(args.model, adapter=args.adapter, mode=args.mode, style=args.style, seed=args.seed, **extra)
     config = {"data": str(Path(args.data).resolve()), "mode": args.mode, "style": args.style, "adapter": args.adapter, "seed": args.seed}
     metrics = evaluate(entries, settings, predictor, args.out, args.limit, args.parse, not args.no_progress, config)
     print(format_table(metrics["by_setting"], ["setting", "n", "tool_acc", "param_acc"]))

@@ -22,24 +22,35 @@ VERDICTS = ("A", "B", "tie", "both_bad")
 
 JOB_STATUSES = ("queued", "running", "done", "failed", "cancelled")
 
+LABEL_SETTINGS = ("p", "r", "c", "none")
+MAX_ANNOTATOR_CHARS = 100
+MAX_COMMENT_CHARS = 5_000
+MAX_TAGS = 20
+MAX_TAG_CHARS = 100
+"""Limits on what one label may hold: a label is a judgement, not a file store."""
+
 
 # ---------------------------------------------------------------- migrations
 
 
 def _m1_initial(db) -> None:
+    # Every statement is idempotent (IF NOT EXISTS), so a migration interrupted before its
+    # transaction committed (an old database, a crash) simply runs again.
     db["users"].create(
         {"id": int, "name": str, "profile": str, "created": str},
         pk="id",
         not_null=["name", "created"],
+        if_not_exists=True,
     )
-    db["users"].create_index(["name"], unique=True)
+    db["users"].create_index(["name"], unique=True, if_not_exists=True)
     db["entries"].create(
         {"id": int, "key": str, "source": str, "user_id": int, "entry": str, "created": str, "updated": str},
         pk="id",
         not_null=["key", "source", "entry", "created"],
         foreign_keys=[("user_id", "users", "id")],
+        if_not_exists=True,
     )
-    db["entries"].create_index(["source", "key"], unique=True)
+    db["entries"].create_index(["source", "key"], unique=True, if_not_exists=True)
     db["runs"].create(
         {
             "id": str, "model": str, "adapter": str, "mode": str, "style": str, "settings": str,
@@ -48,6 +59,7 @@ def _m1_initial(db) -> None:
         },
         pk="id",
         not_null=["created"],
+        if_not_exists=True,
     )
     db["predictions"].create(
         {
@@ -59,8 +71,9 @@ def _m1_initial(db) -> None:
         pk="id",
         not_null=["run_id", "entry_id", "setting"],
         foreign_keys=[("run_id", "runs", "id")],
+        if_not_exists=True,
     )
-    db["predictions"].create_index(["run_id", "entry_id", "setting"], unique=True)
+    db["predictions"].create_index(["run_id", "entry_id", "setting"], unique=True, if_not_exists=True)
     db["labels"].create(
         {
             "id": int, "annotator": str, "created": str, "entry_key": str, "entry": str,
@@ -70,8 +83,9 @@ def _m1_initial(db) -> None:
         },
         pk="id",
         not_null=["annotator", "created", "entry_key", "setting", "verdict"],
+        if_not_exists=True,
     )
-    db["labels"].create_index(["entry_key", "setting"])
+    db["labels"].create_index(["entry_key", "setting"], if_not_exists=True)
     db["train_jobs"].create(
         {
             "id": int, "created": str, "updated": str, "status": str, "pid": int, "command": str,
@@ -80,14 +94,15 @@ def _m1_initial(db) -> None:
         },
         pk="id",
         not_null=["created", "status"],
+        if_not_exists=True,
     )
     # Append-only, enforced by the database itself and not only by this module's API.
     db.execute(
-        "CREATE TRIGGER labels_no_update BEFORE UPDATE ON labels "
+        "CREATE TRIGGER IF NOT EXISTS labels_no_update BEFORE UPDATE ON labels "
         "BEGIN SELECT RAISE(ABORT, 'labels are append-only'); END"
     )
     db.execute(
-        "CREATE TRIGGER labels_no_delete BEFORE DELETE ON labels "
+        "CREATE TRIGGER IF NOT EXISTS labels_no_delete BEFORE DELETE ON labels "
         "BEGIN SELECT RAISE(ABORT, 'labels are append-only'); END"
     )
 
@@ -200,17 +215,36 @@ class Store:
         """Apply the migrations not yet recorded; returns the numbers applied now."""
         applied = []
         with self._lock:
-            if "_migrations" not in self.db.table_names():
-                self.db["_migrations"].create({"id": int, "name": str, "applied": str}, pk="id", if_not_exists=True)
-            done = {r["id"] for r in self.db["_migrations"].rows}
             for number, name, fn in MIGRATIONS:
-                if number in done:
+                if self._migrated(number):
                     continue
+                # One explicit transaction per migration: sqlite3 does not open one for DDL by
+                # itself, and a crash halfway must leave the schema as it was (or, for an old
+                # half-applied database, the idempotent statements finish the job). BEGIN
+                # IMMEDIATE takes the write lock first, so starts racing on a new file wait in turn.
                 with self.db.conn:
+                    self.db.conn.execute("BEGIN IMMEDIATE")
+                    self.db["_migrations"].create({"id": int, "name": str, "applied": str}, pk="id", if_not_exists=True)
+                    if self._migrated(number):  # another process got there while we waited
+                        continue
                     fn(self.db)
-                    self.db["_migrations"].insert({"id": number, "name": name, "applied": now()})
+                    self.db.conn.execute(
+                        "INSERT INTO _migrations (id, name, applied) VALUES (?, ?, ?)", [number, name, now()]
+                    )
                 applied.append(number)
         return applied
+
+    def _migrated(self, number: int) -> bool:
+        try:
+            return self.db.conn.execute("SELECT 1 FROM _migrations WHERE id = ?", [number]).fetchone() is not None
+        except sqlite3.OperationalError:  # no _migrations table yet: a new database
+            return False
+
+    def integrity(self) -> str:
+        """``PRAGMA integrity_check``: ``"ok"`` for a sound database, else SQLite's list of problems."""
+        with self._lock:
+            rows = self.db.conn.execute("PRAGMA integrity_check").fetchall()
+        return "; ".join(str(r[0]) for r in rows)
 
     def schema(self) -> dict[str, list[str]]:
         """Table name -> column names, for the exact-schema test and the About tab."""
@@ -326,9 +360,11 @@ class Store:
         if not run_row.get("id"):
             raise ValueError("a run needs an 'id'")
         run_row["created"] = run_row.get("created") or now()
-        for k in ("config", "metrics", "settings"):
-            if run_row.get(k) is not None and not isinstance(run_row[k], str):
-                run_row[k] = _dumps(run_row[k])
+        for k, v in run_row.items():
+            if k in ("config", "metrics", "settings") and v is not None and not isinstance(v, str):
+                run_row[k] = _dumps(v)
+            elif isinstance(v, (dict, list)):
+                run_row[k] = _dumps(v)
         cols = [c for c in self.schema_columns("predictions") if c != "id"]
         rows = []
         for p in predictions:
@@ -336,6 +372,11 @@ class Store:
             p["entry_id"] = str(p.get("entry_id"))
             p["call"] = _call_json(p.get("call"))
             p["latency_s"] = p.get("latency_s", p.get("latency"))
+            if not isinstance(p.get("setting"), str):
+                raise ValueError(f"prediction of entry {p['entry_id']!r}: 'setting' must be a string, got {p.get('setting')!r}")
+            for k, v in p.items():  # a data file may hold anything: keep odd values as JSON text, never fail on them
+                if isinstance(v, (dict, list)):
+                    p[k] = _dumps(v)
             for k in ("tool_ok", "params_ok"):
                 p[k] = None if p.get(k) is None else int(bool(p[k]))
             rows.append([p.get(c) for c in cols])
@@ -370,21 +411,23 @@ class Store:
         config = _read_json_file(run_dir / "config.json")
         metrics = _read_json_file(run_dir / "metrics.json")
         predictions = []
-        for n, line in enumerate(pred_path.read_text(encoding="utf-8").splitlines(), 1):
+        for n, line in enumerate(_read_text(pred_path).splitlines(), 1):
             if not line.strip():
                 continue
             try:
                 row = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise ValueError(f"{pred_path}: line {n} is not valid JSON ({exc.msg})") from None
-            if not isinstance(row, dict) or "entry_id" not in row or "setting" not in row:
-                raise ValueError(f"{pred_path}: line {n} lacks entry_id or setting")
+            if not isinstance(row, dict) or "entry_id" not in row or not isinstance(row.get("setting"), str):
+                raise ValueError(f"{pred_path.name}: line {n} lacks entry_id or a string setting")
             predictions.append(row)
-        cfg = config.get("config", config) if isinstance(config, dict) else {}
+        cfg = config.get("config", config)
+        cfg = cfg if isinstance(cfg, dict) else {}
         models = sorted({str(p.get("model")) for p in predictions if p.get("model")})
         settings = sorted({p["setting"] for p in predictions})
         run_id = run_id or str(config.get("run_id") or run_dir.name)
         data_path = cfg.get("data") or cfg.get("data_path")
+        data_path = data_path if isinstance(data_path, str) else None
         self.save_run(
             {
                 "id": run_id,
@@ -479,11 +522,20 @@ class Store:
         gold_call: ToolCall | dict | None = None,
     ) -> int:
         """Append one human judgement; returns its id. Nothing ever updates or deletes it."""
-        annotator = (annotator or "").strip()
-        if not annotator:
-            raise ValueError("a label needs an annotator name")
+        annotator = check_annotator(annotator)
         if verdict not in VERDICTS:
             raise ValueError(f"unknown verdict {verdict!r}; valid: {', '.join(VERDICTS)}")
+        if setting not in LABEL_SETTINGS:
+            raise ValueError(f"unknown setting {setting!r}; valid: {', '.join(LABEL_SETTINGS)}")
+        tags = list(tags or [])
+        if len(tags) > MAX_TAGS or not all(isinstance(t, str) and 0 < len(t) <= MAX_TAG_CHARS for t in tags):
+            raise ValueError(f"tags must be at most {MAX_TAGS} non-empty strings of at most {MAX_TAG_CHARS} characters")
+        comment = comment or ""
+        if not isinstance(comment, str) or len(comment) > MAX_COMMENT_CHARS:
+            raise ValueError(f"the comment must be text of at most {MAX_COMMENT_CHARS} characters")
+        for name, value in (("prompt", prompt), ("model_a", model_a), ("model_b", model_b), ("raw_a", raw_a), ("raw_b", raw_b)):
+            if value is not None and not isinstance(value, str):
+                raise ValueError(f"a label's {name} must be text, got {type(value).__name__}")
         return self._insert(
             "labels",
             {
@@ -502,7 +554,7 @@ class Store:
                 "raw_b": raw_b,
                 "blind": int(bool(blind)),
                 "verdict": verdict,
-                "tags": _dumps(list(tags)),
+                "tags": _dumps(tags),
                 "comment": comment or "",
                 "gold_call": _call_json(gold_call),
             },
@@ -582,10 +634,29 @@ def _read_json_file(path: Path) -> dict:
     if not path.is_file():
         return {}
     try:
-        value = json.loads(path.read_text(encoding="utf-8"))
+        value = json.loads(_read_text(path))
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
     return value if isinstance(value, dict) else {}
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path.name}: not UTF-8 text (bad byte at offset {exc.start})") from None
+
+
+def check_annotator(name: Any) -> str:
+    """The annotator name, stripped; ValueError when empty, too long or holding control characters."""
+    name = name.strip() if isinstance(name, str) else ""
+    if not name:
+        raise ValueError("a label needs an annotator name")
+    if len(name) > MAX_ANNOTATOR_CHARS:
+        raise ValueError(f"the annotator name is longer than {MAX_ANNOTATOR_CHARS} characters")
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in name):
+        raise ValueError("the annotator name must not contain control characters (newlines, tabs, ...)")
+    return name
 
 
 def _str_or_none(value: Any) -> str | None:

@@ -32,7 +32,11 @@ def header(config: AppConfig, services: Services) -> str:
              "would prefer, turn labels into DPO pairs, and inspect where models go wrong."]
     notes = [config.storage_notice]
     if config.demo:
-        notes.append("Demo mode: training and server-side imports are off.")
+        notes.append("Demo mode: training, server-side imports and the database download are off.")
+    if config.oauth:
+        notes.append("Sign in with Hugging Face to label, save and export; your Hub name is stored with each label.")
+    elif config.auth:
+        notes.append("Your login name is stored with each label.")
     notes.append(BUSY_NOTE)
     return "\n\n".join(lines) + "\n\n" + " · ".join(notes)
 
@@ -54,7 +58,7 @@ def about(config: AppConfig, services: Services) -> str:
         f"- database: `{esc(config.db_path)}` ({'ephemeral' if config.ephemeral else 'persistent'}); exports: `{esc(config.export_dir)}`",
         f"- model: `{esc(config.model)}` → {esc(resolution)}",
         f"- adapter: `{esc(config.adapter)}`; loaded: {esc(model.get('loaded'))}" + (f" ({esc(model.get('name'))})" if model.get("name") else ""),
-        f"- demo mode: {config.demo}; login required: {bool(config.auth)}; queue size: {config.queue_size}",
+        f"- demo mode: {config.demo}; password login: {bool(config.auth)}; Hugging Face sign-in: {config.oauth}; queue size: {config.queue_size}",
         "- store: " + ", ".join(f"{k} {v}" for k, v in stats.items()),
         "",
         "### Environment variables",
@@ -74,13 +78,21 @@ def build_demo(config: AppConfig | None = None, services: Services | None = None
     import gradio as gr
 
     from petool.ui import builder, compare, dash, errors, export
+    from petool.ui.common import with_user
 
     config = config or AppConfig.from_env()
     services = services or Services(config, predictor_factory=predictor_factory)
     with gr.Blocks(title="petool") as demo:
         gr.Markdown(header(config, services), elem_id="header")
         with gr.Row():
-            annotator = gr.Textbox(label="annotator (your name, stored with every label)", scale=2, elem_id="annotator")
+            if config.access_control:
+                # The login name is the annotator; the box only shows it (the server ignores it).
+                annotator = gr.Textbox(label="annotator (your login name)", placeholder="not signed in: you can look, not label",
+                                       interactive=False, scale=2, elem_id="annotator")
+            else:
+                annotator = gr.Textbox(label="annotator (your name, stored with every label)", scale=2, elem_id="annotator")
+            if config.oauth:
+                gr.LoginButton(scale=1)
             gr.Markdown("Tabs: **Build** a history → **Compare & label** → **Pairs & training** → **Dashboards** / **Errors**.")
         entry_state = gr.State(None)
         with gr.Tabs(elem_id="tabs") as tabs:
@@ -102,10 +114,10 @@ def build_demo(config: AppConfig | None = None, services: Services | None = None
         errors_tab.select(e["refresh"], None, e["outputs"], api_visibility="private")
         about_tab.select(lambda: about(config, services), None, about_md, api_visibility="private")
 
-        def who(request: gr.Request):
-            return getattr(request, "username", None) or gr.update()
+        def who(user):
+            return user or gr.update()
 
-        demo.load(who, None, annotator, api_visibility="private")
+        demo.load(with_user(who, 0), None, annotator, api_visibility="private")
         entry_state.change(lambda dd, s: b["refresh"](dd, s), [entry_state, b["setting"]], b["views"], api_visibility="private")
     demo.queue(max_size=config.queue_size, default_concurrency_limit=4)
     demo.petool_services = services
@@ -126,4 +138,5 @@ def launch_kwargs(config: AppConfig) -> dict:
         "css": CSS,
         "js": KEYS_JS,
         "allowed_paths": [config.export_dir],
+        "max_file_size": f"{config.max_upload_mb}mb",
     }

@@ -14,6 +14,7 @@ from typing import Any
 from petool.prompts import STYLES, build_messages
 from petool.schema import SETTINGS, Entry, Tool, ToolCall, Turn, split_tool_name
 from petool.store import entry_from_dict, entry_to_dict
+from petool.ui.common import MAX_CANDIDATES, MAX_JSON_CHARS, MAX_TURNS, check_text, require_user
 from petool.ui.render import esc, gold_known, prefers
 from petool.ui.services import DEV, SAVED, Services, load_catalog
 
@@ -73,13 +74,13 @@ def profiles() -> dict[str, str]:
     return out
 
 
-def create_user(services: Services, name: str, profile: str, seed: int | None = None) -> tuple[dict, str]:
+def create_user(services: Services, name: str, profile: str, seed: int | None = None, persist: bool = True) -> tuple[dict, str]:
     """Save a user with a preference profile and start a blank entry for them.
 
     With the catalog, the profile decides which tool wins each functional cluster; those tools
     are the user's preferred set, shown in the candidates and history tables.
     """
-    name = (name or "").strip()
+    name = check_text(name, "the user name", 100).strip()
     if not name:
         raise ValueError("Type a user name first.")
     explanation = profiles().get(profile, "")
@@ -92,6 +93,8 @@ def create_user(services: Services, name: str, profile: str, seed: int | None = 
         user = make_user(cat, random.Random(seed if seed is not None else name), profile, user_id=_slug(name))
         weights = user.weights
         preferred = sorted({cat.tool_by_key[k].name for k in preferred_tools(cat, user)})
+    if not persist:
+        return blank_entry(name, preferred), f"User {name!r} (not saved: sign in to save): {profile} ({explanation}); prefers {len(preferred)} tools."
     services.store.save_user(name, {"profile": profile, "weights": weights, "preferred_tools": preferred})
     return blank_entry(name, preferred), f"User {name!r} saved: {profile} ({explanation}); prefers {len(preferred)} tools."
 
@@ -131,7 +134,7 @@ def validate_params(tool: Tool, params: Any) -> list[str]:
 
 def parse_params(text: str) -> dict:
     """JSON object text -> dict, with a readable error."""
-    text = (text or "").strip() or "{}"
+    text = check_text(text, "the parameters", MAX_JSON_CHARS).strip() or "{}"
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -180,11 +183,13 @@ def _index(turns: list, index: Any) -> int:
 
 def add_turn(services: Services, d: dict, setting: str, tool_name: str, instruction: str, params_text: str, rating: Any = None) -> dict:
     """Append a validated turn to the history of ``setting``."""
-    if not (instruction or "").strip():
+    if not check_text(instruction, "the instruction").strip():
         raise ValueError("Type the instruction the user gave for this call.")
     call = checked_call(services.catalog(), tool_name, params_text)
     turn = Turn(instruction.strip(), call, _rating(rating, setting))
     d = _copy(d)
+    if len(_turns(d, setting)) >= MAX_TURNS:
+        raise ValueError(f"the {setting} history already has {MAX_TURNS} turns, the most one entry may hold")
     _turns(d, setting).append(turn.to_json())
     return _touch(d)
 
@@ -193,6 +198,7 @@ def update_turn(services: Services, d: dict, setting: str, index: Any, tool_name
     d = _copy(d)
     turns = _turns(d, setting)
     i = _index(turns, index)
+    check_text(instruction, "the instruction")
     call = checked_call(services.catalog(), tool_name, params_text)
     turns[i] = Turn((instruction or "").strip() or turns[i]["instruction"], call, _rating(rating, setting)).to_json()
     return _touch(d)
@@ -247,7 +253,7 @@ def derive_settings(d: dict, setting: str) -> tuple[dict, str]:
 
 def set_query(d: dict, query: str) -> dict:
     d = _copy(d)
-    d["query"] = (query or "").strip()
+    d["query"] = check_text(query, "the query").strip()
     return d
 
 
@@ -257,7 +263,7 @@ def suggest_candidates(services: Services, d: dict, query: str, n: int = N_CANDI
     The match is word overlap between the query and each API's name and description; the
     cluster comes first in the list's random order, distractors come from other clusters.
     """
-    query = (query or "").strip()
+    query = check_text(query, "the query").strip()
     if not query:
         raise ValueError("Type a query first.")
     catalog = services.catalog()
@@ -297,6 +303,8 @@ def add_candidate(services: Services, d: dict, tool_name: str) -> dict:
     d = _copy(d)
     if any(c["tool_name"] == tool_name for c in d.get("candidates", [])):
         raise ValueError(f"{tool_name} is already a candidate")
+    if len(d.get("candidates") or []) >= MAX_CANDIDATES:
+        raise ValueError(f"an entry may have at most {MAX_CANDIDATES} candidates")
     d.setdefault("candidates", []).append(tool.to_json())
     return _touch(d)
 
@@ -409,7 +417,7 @@ def build(services: Services, entry_state, annotator):
     """Lay out the tab and wire it; ``entry_state`` is the shared gr.State of the current entry."""
     import gradio as gr
 
-    from petool.ui.common import guard
+    from petool.ui.common import guard, with_user
 
     catalog_names = list(services.catalog())
     sources = services.sources()
@@ -493,11 +501,11 @@ def build(services: Services, entry_state, annotator):
     load_btn.click(on_load, [source, key, setting], [entry_state, status, *views, query], api_name="load_entry")
     profile.change(lambda p: esc(profiles().get(p, "")), profile, profile_help, api_visibility="private")
 
-    def on_create(name, prof, s):
-        d, msg = guard(create_user)(services, name, prof)
+    def on_create(user, name, prof, s):
+        d, msg = create_user(services, name, prof, persist=bool(user) or not services.config.access_control)
         return (d, msg, *show(d, s), "")
 
-    create_btn.click(on_create, [user_name, profile, setting], [entry_state, status, *views, query], api_name="create_user")
+    create_btn.click(with_user(on_create, 3), [user_name, profile, setting], [entry_state, status, *views, query], api_name="create_user")
     setting.change(lambda d, s: turn_rows(d, s), [entry_state, setting], turns, api_visibility="private")
 
     def on_select(d, s, evt: gr.SelectData):
@@ -576,10 +584,10 @@ def build(services: Services, entry_state, annotator):
 
     pv_btn.click(on_preview, [entry_state, query, pv_setting, pv_style], [pv_system, pv_user, status], api_name="preview_prompt")
 
-    def on_save(d, q, who):
+    def on_save(user, d, q, who):
+        require_user(services.config, user, "save entries")
         d = set_query(d, q)
-        msg = guard(lambda: (d, save_entry(services, d, (d.get("extra") or {}).get("user") or who)))()[1]
-        return d, msg
+        return d, save_entry(services, d, (d.get("extra") or {}).get("user") or user or who)
 
-    save_btn.click(on_save, [entry_state, query, annotator], [entry_state, status], api_name="save_entry")
+    save_btn.click(with_user(on_save, 3), [entry_state, query, annotator], [entry_state, status], api_name="save_entry")
     return {"refresh": lambda d, s="p": show(d, s), "views": views, "setting": setting, "query": query}

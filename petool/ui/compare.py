@@ -15,6 +15,7 @@ from petool.schema import SETTINGS, ToolCall
 from petool.scoring import ERROR_CODES, score_call
 from petool.store import VERDICTS, entry_from_dict, entry_to_dict
 from petool.ui.builder import checked_call
+from petool.ui.common import MAX_CANDIDATES, MAX_JSON_CHARS, MAX_TEXT_CHARS, MAX_TURNS, acting_user, check_text
 from petool.ui.render import call_html, candidates_html, esc, gold_known, history_html
 from petool.ui.services import BASE, DEV, TUNED, Services
 
@@ -51,6 +52,7 @@ def run_compare(services: Services, d: dict, setting: str, model_a: str, model_b
         raise ValueError("The entry needs a query and candidates (tab Build).")
     if setting != "none" and setting not in entry.histories:
         raise ValueError(f"this entry has no {setting} history; pick another setting")
+    check_request_size(entry, setting)
     choices = [model_a, model_b]
     swapped = False
     if blind:
@@ -82,6 +84,19 @@ def run_compare(services: Services, d: dict, setting: str, model_a: str, model_b
         "sides": sides,
         "labelled": None,
     }
+
+
+def check_request_size(entry, setting: str) -> None:
+    """Refuse a model request whose prompt would be unreasonably big (one visitor's request
+    must not hold the shared model for minutes): query length, history turns, candidates."""
+    check_text(entry.query, "the query", MAX_TEXT_CHARS)
+    turns = entry.history(setting) if setting != "none" else []
+    if len(turns) > MAX_TURNS:
+        raise ValueError(f"the {setting} history has {len(turns)} turns; the limit per request is {MAX_TURNS}")
+    if len(entry.candidates) > MAX_CANDIDATES:
+        raise ValueError(f"the entry has {len(entry.candidates)} candidates; the limit per request is {MAX_CANDIDATES}")
+    for i, t in enumerate(turns, 1):
+        check_text(t.instruction, f"the instruction of turn #{i}", MAX_TEXT_CHARS)
 
 
 def _style(services: Services) -> str:
@@ -162,7 +177,11 @@ def submit_label(services: Services, result: dict | None, verdict: str, annotato
         raise ValueError(f"unknown verdict {verdict!r}")
     if not (annotator or "").strip():
         raise ValueError("Type your annotator name (top of the page) first.")
-    gold_call = parse_gold(result, gold)
+    unknown = [t for t in tags or [] if t not in TAGS]
+    if unknown:
+        raise ValueError(f"unknown reason tag(s) {unknown!r}; valid: {', '.join(TAGS)}")
+    check_text(comment, "the comment", 5_000)
+    gold_call = parse_gold(result, check_text(gold, "the gold call", MAX_JSON_CHARS))
     a, b = result["sides"]
     label_id = services.store.add_label(
         annotator=annotator, entry=entry_from_dict(result["entry"]), setting=result["setting"], prompt=result["prompt"],
@@ -216,7 +235,7 @@ KEYS_HELP = "Keys (outside text boxes): **r** run · **1** A better · **2** B b
 def build(services: Services, entry_state, annotator):
     import gradio as gr
 
-    from petool.ui.common import guard
+    from petool.ui.common import guard, with_user
 
     result_state = gr.State(None)
     queue_state = gr.State([])
@@ -272,10 +291,11 @@ def build(services: Services, entry_state, annotator):
     run_btn.click(**run_evt, api_name="compare")
 
     def on_verdict(verdict):
-        def run(result, who, t, c, g):
-            new = guard(submit_label)(services, result, verdict, who, t, c, g)
+        def run(user, result, who, t, c, g):
+            annotator = acting_user(services.config, who, user, "label")
+            new = submit_label(services, result, verdict, annotator, t, c, g)
             return (new, *render_result(new), [], "", "")
-        return run
+        return with_user(run, 5)
 
     def advance(queue, pos, result):
         if not queue or not (result or {}).get("labelled"):
@@ -297,9 +317,9 @@ def build(services: Services, entry_state, annotator):
 
     start_btn.click(lambda r, w: guard(gold_text)(r, w), [result_state, start_from], gold, api_visibility="private")
 
-    def on_queue(src, sets, n, who):
-        queue = guard(make_queue)(services, src, sets, n, who)
-        d, s, msg = guard(queue_entry)(services, queue, 0)
+    def on_queue(user, src, sets, n, who):
+        queue = make_queue(services, src, sets, n, acting_user(services.config, who, user, "label"))
+        d, s, msg = queue_entry(services, queue, 0)
         return queue, 0, d, s, msg
 
     def on_skip(queue, pos):
@@ -308,7 +328,7 @@ def build(services: Services, entry_state, annotator):
         d, s, msg = guard(queue_entry)(services, queue, pos + 1)
         return pos + 1, (d if d is not None else gr.update()), s, msg
 
-    (q_start.click(on_queue, [q_source, q_settings, q_size, annotator], [queue_state, pos_state, entry_state, setting, q_status], api_name="start_queue")
+    (q_start.click(with_user(on_queue, 4), [q_source, q_settings, q_size, annotator], [queue_state, pos_state, entry_state, setting, q_status], api_name="start_queue")
         .success(maybe_run, [queue_state, pos_state, q_auto, entry_state, setting, model_a, model_b, blind],
                  [result_state, html_a, html_b, summary, gold], concurrency_limit=1, concurrency_id="model", api_visibility="private"))
     (q_next.click(on_skip, [queue_state, pos_state], [pos_state, entry_state, setting, q_status], api_visibility="private")

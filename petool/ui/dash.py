@@ -70,6 +70,10 @@ def import_upload(services: Services, files: list | None) -> str:
     if not files:
         raise ValueError("Choose the run's files first: predictions.jsonl (and metrics.json, config.json).")
     paths = [Path(f if isinstance(f, str) else getattr(f, "name", f)) for f in files]
+    limit = services.config.max_upload_mb * 1024 * 1024
+    for p in paths:
+        if p.is_file() and p.stat().st_size > limit:
+            raise ValueError(f"{p.name} is {p.stat().st_size / 2**20:.1f} MB; the upload limit is {services.config.max_upload_mb} MB (PETOOL_MAX_UPLOAD_MB)")
     by_name = {p.name: p for p in paths}
     unknown = [p.name for p in paths if p.name not in RUN_FILES]
     if unknown:
@@ -103,7 +107,7 @@ def _stamp() -> str:
 def build(services: Services):
     import gradio as gr
 
-    from petool.ui.common import guard
+    from petool.ui.common import require_user, with_user
 
     run_choices, model_names = filter_options(services)
     with gr.Row():
@@ -142,6 +146,14 @@ def build(services: Services):
         rc, mn = filter_options(services)
         return gr.update(choices=rc), gr.update(choices=mn)
 
-    up_btn.click(lambda f: guard(import_upload)(services, f), upload, import_msg, api_visibility="private").success(refresh_filters, None, [runs, models]).success(on_refresh, [runs, models, settings], outputs)
-    path_btn.click(lambda p: guard(import_path)(services, p), path, import_msg, api_visibility="private").success(refresh_filters, None, [runs, models]).success(on_refresh, [runs, models, settings], outputs)
+    def on_upload(user, f):
+        require_user(services.config, user, "import runs")
+        return import_upload(services, f)
+
+    def on_path(user, p):
+        require_user(services.config, user, "import runs")
+        return import_path(services, p)
+
+    up_btn.click(with_user(on_upload, 1), upload, import_msg, api_visibility="private").success(refresh_filters, None, [runs, models]).success(on_refresh, [runs, models, settings], outputs)
+    path_btn.click(with_user(on_path, 1), path, import_msg, api_visibility="private").success(refresh_filters, None, [runs, models]).success(on_refresh, [runs, models, settings], outputs)
     return {"refresh": on_refresh, "inputs": [runs, models, settings], "outputs": outputs, "refresh_filters": refresh_filters, "filters": [runs, models]}

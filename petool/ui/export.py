@@ -103,6 +103,18 @@ def snapshot_db(services: Services) -> str:
     return str(path)
 
 
+def download_db(services: Services, user: str | None = None) -> str:
+    """The database snapshot for ``user``; in demo mode only for PETOOL_ADMINS (it holds every
+    annotator's name and work), and with access control only for signed-in users."""
+    from petool.ui.common import require_user
+
+    config = services.config
+    require_user(config, user, "download the database")
+    if config.demo and (not user or user not in config.admins):
+        raise ValueError("Downloading the database is disabled in demo mode (only PETOOL_ADMINS may); export the pairs instead.")
+    return snapshot_db(services)
+
+
 def start_training(services: Services, max_steps: int | None, config_yaml: str | None, both_bad: str = "ground_truth",
                    conflicts: str = "drop", command: list[str] | None = None) -> str:
     """Launch a DPO run on the labelled pairs from the configured adapter (not in demo mode)."""
@@ -168,7 +180,7 @@ def stop_latest(services: Services) -> str:
 def build(services: Services):
     import gradio as gr
 
-    from petool.ui.common import guard
+    from petool.ui.common import require_user, with_user
 
     gr.Markdown("Human labels become DPO pairs by one pure function (petool.pairs) with an explicit policy; "
                 "labels themselves are never changed. Labels on test entries (the real dev data) never become pairs.")
@@ -181,7 +193,8 @@ def build(services: Services):
     with gr.Row():
         fmt = gr.Radio(list(FORMATS), value="TRL JSONL", label="export format", info="; ".join(f"{k}: {v}" for k, v in FORMATS.items()))
         export_btn = gr.Button("Export pairs", variant="primary", elem_id="p-export")
-        db_btn = gr.Button("Download the database", elem_id="p-db")
+        db_btn = gr.Button("Download the database", elem_id="p-db",
+                           interactive=not (services.config.demo and not services.config.admins))
     files = gr.File(label="download", interactive=False, elem_id="p-file")
     gr.Markdown("### DPO run on the labelled pairs")
     disabled = services.config.demo
@@ -202,14 +215,28 @@ def build(services: Services):
         return rows, msg
 
     refresh.click(on_refresh, [both_bad, conflicts], [table, counts], api_name="pairs")
-    export_btn.click(lambda f, bb, cf: guard(export_pairs)(services, f, bb, cf), [fmt, both_bad, conflicts], files, api_name="export_pairs")
-    db_btn.click(lambda: snapshot_db(services), None, files, api_name="download_db")
+    def on_export(user, f, bb, cf):
+        require_user(services.config, user, "export pairs")
+        return export_pairs(services, f, bb, cf)
+
+    def on_train(user, n, y, bb, cf):
+        require_user(services.config, user, "train")
+        return start_training(services, n, y, bb, cf)
+
+    def on_stop(user):
+        require_user(services.config, user, "stop training")
+        if services.config.demo:
+            raise ValueError("Training is disabled in demo mode (PETOOL_DEMO=1).")
+        return stop_latest(services)
+
+    export_btn.click(with_user(on_export, 3), [fmt, both_bad, conflicts], files, api_name="export_pairs")
+    db_btn.click(with_user(lambda user: download_db(services, user), 0), None, files, api_name="download_db")
     def poll():
         return (*job_view(services), gr.Timer(active=job_running(services)))
 
-    train_btn.click(lambda n, y, bb, cf: guard(start_training)(services, n, y, bb, cf), [steps, yaml, both_bad, conflicts], job_md, api_name="train").success(
+    train_btn.click(with_user(on_train, 4), [steps, yaml, both_bad, conflicts], job_md, api_name="train").success(
         lambda: gr.Timer(active=True), None, timer, api_visibility="private")
-    stop_btn.click(lambda: guard(stop_latest)(services), None, job_md, api_visibility="private")
+    stop_btn.click(with_user(on_stop, 0), None, job_md, api_visibility="private")
     timer.tick(poll, None, [job_md, job_plot, timer], api_visibility="private", show_progress="hidden")
     gr.api(lambda_job_status(services), api_name="job_status")
     return {"refresh": lambda: (*on_refresh("ground_truth", "drop"), *poll()), "outputs": [table, counts, job_md, job_plot, timer]}

@@ -80,7 +80,7 @@ class ModelService:
 
             return RuleBaseline(model.removeprefix("baseline:"))
         try:
-            return load_predictor(model=model, adapter=self.config.adapter)
+            return load_predictor(model=model, adapter=self.config.adapter, max_new_tokens=self.config.max_new_tokens)
         except ModelNotFound as exc:
             if self.config.adapter is None:
                 raise RuntimeError(str(exc)) from None
@@ -88,7 +88,7 @@ class ModelService:
             self._load_error = str(exc)
             log.warning("loading without adapter: %s", exc)
             try:
-                return load_predictor(model=model, adapter=None)
+                return load_predictor(model=model, adapter=None, max_new_tokens=self.config.max_new_tokens)
             except ModelNotFound as exc2:
                 raise RuntimeError(str(exc2)) from None
 
