@@ -15,7 +15,7 @@ from petool.prompts import STYLES, build_messages
 from petool.schema import SETTINGS, Entry, Tool, ToolCall, Turn, split_tool_name
 from petool.store import entry_from_dict, entry_to_dict
 from petool.ui.common import MAX_CANDIDATES, MAX_JSON_CHARS, MAX_TURNS, check_text, require_user
-from petool.ui.render import esc, gold_known, prefers
+from petool.ui.render import esc, gold_known, md_text, prefers
 from petool.ui.services import DEV, SAVED, Services, load_catalog
 
 TURN_HEADERS = ["#", "instruction", "tool", "parameters", "rating"]
@@ -55,7 +55,7 @@ def load_entry(services: Services, source: str, key: str) -> tuple[dict, str]:
     d = entry_to_dict(entry)
     if source == DEV:
         d["extra"]["split"] = "test"
-    return d, f"Loaded entry {entry.key} from {source}."
+    return d, f"Loaded entry {md_text(entry.key)} from {md_text(source)}."
 
 
 def profiles() -> dict[str, str]:
@@ -94,9 +94,9 @@ def create_user(services: Services, name: str, profile: str, seed: int | None = 
         weights = user.weights
         preferred = sorted({cat.tool_by_key[k].name for k in preferred_tools(cat, user)})
     if not persist:
-        return blank_entry(name, preferred), f"User {name!r} (not saved: sign in to save): {profile} ({explanation}); prefers {len(preferred)} tools."
+        return blank_entry(name, preferred), f"User {md_text(repr(name))} (not saved: sign in to save): {profile} ({explanation}); prefers {len(preferred)} tools."
     services.store.save_user(name, {"profile": profile, "weights": weights, "preferred_tools": preferred})
-    return blank_entry(name, preferred), f"User {name!r} saved: {profile} ({explanation}); prefers {len(preferred)} tools."
+    return blank_entry(name, preferred), f"User {md_text(repr(name))} saved: {profile} ({explanation}); prefers {len(preferred)} tools."
 
 
 def validate_params(tool: Tool, params: Any) -> list[str]:
@@ -344,7 +344,7 @@ def save_entry(services: Services, d: dict, user: str = "") -> str:
         raise ValueError("Type a query before saving.")
     user_id = services.store.save_user(user) if (user or "").strip() else None
     services.store.save_entry(entry, source=SAVED, user_id=user_id)
-    return f"Saved entry {entry.key} ({sum(len(t) for t in entry.histories.values())} turns, {len(entry.candidates)} candidates)."
+    return f"Saved entry {md_text(entry.key)} ({sum(len(t) for t in entry.histories.values())} turns, {len(entry.candidates)} candidates)."
 
 
 def turn_rows(d: dict, setting: str) -> list[list]:
@@ -372,9 +372,9 @@ def summary(d: dict) -> str:
         return "*No entry yet: load one or create a user.*"
     e = entry_from_dict(d)
     turns = ", ".join(f"{s}: {len(e.histories.get(s, []))}" for s in SETTINGS)
-    gold = f"`{e.ground_truth.tool_name}`" if gold_known(e) else "unknown"
+    gold = md_text(e.ground_truth.tool_name) if gold_known(e) else "unknown"
     split = " · **test data: labels on it never become training pairs**" if e.extra.get("split") == "test" else ""
-    return f"**Entry** `{e.key}` · turns ({turns}) · {len(e.candidates)} candidates · gold {gold}{split}  \n**Query:** {e.query or '—'}"
+    return f"**Entry** {md_text(e.key)} · turns ({turns}) · {len(e.candidates)} candidates · gold {gold}{split}  \n**Query:** {md_text(e.query) or '—'}"
 
 
 def _copy(d: dict) -> dict:

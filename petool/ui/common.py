@@ -8,6 +8,7 @@ API. Without access control the annotator is the name typed at the top of the pa
 from __future__ import annotations
 
 import functools
+import html
 import inspect
 import logging
 from typing import Any, Callable, Optional
@@ -34,9 +35,15 @@ def guard(fn: Callable) -> Callable:
         try:
             return fn(*args, **kwargs)
         except ValueError as exc:
-            raise gr.Error(str(exc), print_exception=False) from None
+            raise gr.Error(toast_text(exc), print_exception=False) from None
 
     return run
+
+
+def toast_text(exc: Exception) -> str:
+    """An error message for gradio's toast, which renders HTML: escape it, since messages quote
+    user input (a tool name, an annotator) and a quoted ``<img onerror=...>`` must stay text."""
+    return html.escape(str(exc), quote=False)
 
 
 def check_text(value: Any, what: str, limit: int = MAX_TEXT_CHARS) -> str:
@@ -89,7 +96,7 @@ def with_user(fn: Callable, n_inputs: int) -> Callable:
         try:
             return fn(logged_in(request, profile), *inputs)
         except ValueError as exc:
-            raise gr.Error(str(exc), print_exception=False) from None
+            raise gr.Error(toast_text(exc), print_exception=False) from None
 
     params = [inspect.Parameter(f"input_{i}", inspect.Parameter.POSITIONAL_OR_KEYWORD) for i in range(n_inputs)]
     params += [

@@ -16,7 +16,7 @@ from petool.scoring import ERROR_CODES, score_call
 from petool.store import VERDICTS, entry_from_dict, entry_to_dict
 from petool.ui.builder import checked_call
 from petool.ui.common import MAX_CANDIDATES, MAX_JSON_CHARS, MAX_TEXT_CHARS, MAX_TURNS, acting_user, check_text
-from petool.ui.render import call_html, candidates_html, esc, gold_known, history_html
+from petool.ui.render import call_html, candidates_html, esc, gold_known, history_html, md_text
 from petool.ui.services import BASE, DEV, TUNED, Services
 
 TAGS = ["wrong function", "ignores preference", "wrong parameter names", "wrong parameter values", "invalid format", "hallucinated tool", "gold is debatable"]
@@ -131,7 +131,7 @@ def render_result(result: dict | None) -> tuple[str, str, str]:
     lines.append("Both sides made **the same call**." if same else "Yellow = differs between A and B; red/green = against the gold call.")
     if result.get("labelled"):
         lines.append(f"✅ Saved label #{result['labelled']['id']}: **{VERDICT_LABELS[result['labelled']['verdict']]}**"
-                     + (f" — A was {a['model']}, B was {b['model']}" if result["blind"] else ""))
+                     + (f" — A was {md_text(a['model'])}, B was {md_text(b['model'])}" if result["blind"] else ""))
     return out[0], out[1], "  \n".join(lines)
 
 
@@ -216,7 +216,7 @@ def queue_entry(services: Services, queue: list[list], pos: int) -> tuple[dict |
     d = entry_to_dict(entry)
     if source == DEV:
         d["extra"]["split"] = "test"
-    return d, setting, f"Queue item {pos + 1} of {len(queue)}: entry {key}, setting {setting}."
+    return d, setting, f"Queue item {pos + 1} of {len(queue)}: entry {md_text(key)}, setting {md_text(setting)}."
 
 
 def entry_view(d: dict | None, setting: str) -> str:

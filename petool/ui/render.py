@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from typing import Any
 
 from petool.schema import SETTING_NAMES, Entry, Turn, split_tool_name
@@ -36,6 +37,13 @@ def esc(value: Any) -> str:
     if not isinstance(value, str):
         value = json.dumps(value, ensure_ascii=False)
     return html.escape(value, quote=True)
+
+
+def md_text(value: Any) -> str:
+    """Text for a gr.Markdown: HTML escaped and markdown's link/emphasis/code marks backslashed,
+    so a query like ``<img onerror=...>`` or ``[x](javascript:...)`` shows literally."""
+    text = esc(value).replace("&quot;", '"').replace("&#x27;", "'")
+    return re.sub(r"([\\`*_\[\]#|~!])", r"\\\1", text)
 
 
 def value_text(value: Any) -> str:
