@@ -81,6 +81,13 @@ def build_demo(config: AppConfig | None = None, services: Services | None = None
     from petool.ui.common import with_user
 
     config = config or AppConfig.from_env()
+    if config.oauth:
+        import importlib.util
+
+        missing = [m for m in ("authlib", "itsdangerous") if importlib.util.find_spec(m) is None]
+        if missing:  # fail closed: without them a public Space would let anyone label under any name
+            raise RuntimeError(f"Hugging Face sign-in needs gradio[oauth] ({', '.join(missing)} missing): "
+                               "add authlib and itsdangerous to requirements.txt, or set PETOOL_OAUTH=0")
     services = services or Services(config, predictor_factory=predictor_factory)
     with gr.Blocks(title="petool") as demo:
         gr.Markdown(header(config, services), elem_id="header")
