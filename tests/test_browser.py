@@ -170,6 +170,9 @@ def test_end_to_end(app, page):
     page.get_by_role("tab", name="Compare & label").click()
     page.get_by_text("Queue: label a batch").click()
     page.locator("#q-size input").fill("2")
+    page.locator("#q-size input").press("Tab")  # commit the value before the click reads it
+    expect(page.locator("#q-size input")).to_have_value("2")
+    page.wait_for_timeout(300)
     page.click("#q-start")
     expect(page.locator("#q-status")).to_contain_text("Queue item 1 of 2")
     expect(page.locator("#c-side-b")).to_contain_text("fake-base+fake-adapter")
