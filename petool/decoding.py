@@ -136,7 +136,10 @@ def _forced_tokens(matcher, tokenizer) -> list[int]:
     text = matcher.find_jump_forward_string()
     if not text:
         return []
-    ids = tokenizer.encode(text, add_special_tokens=False)
+    # The last forced token is left to the model: it may merge with what follows (`": ` then `"`
+    # is naturally one ` "` token), and a lone forced space pushes a small model off its training
+    # distribution (it then writes numbers where strings belong).
+    ids = tokenizer.encode(text, add_special_tokens=False)[:-1]
     for n, tok in enumerate(ids):
         if not matcher.accept_token(tok):
             # The tokenizer split the forced text in a way the grammar rejects (e.g. a

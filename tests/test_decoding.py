@@ -111,3 +111,16 @@ def test_grammar_bounds_strings_and_numbers(tiny):
         assert (m.accept_string(head + text) and m.is_terminated()) == ok, text
     m = grammar.matcher(tool)
     assert not m.accept_string('{"tool_name": "<A>.<B>.<c>", "parameters": {"x": 1}}')  # unknown parameter
+
+
+def test_the_last_forced_token_is_left_to_the_model(tiny):
+    """Forcing `": ` whole would end on a lone space token, which the model never saw before a
+    value in training (it writes ` "` as one token); so the jump stops one token short."""
+    from petool.decoding import _forced_tokens
+
+    model, tok, grammar = tiny
+    matcher = grammar.matcher([Tool(NEWS)])
+    text = matcher.find_jump_forward_string()
+    full = tok.encode(text, add_special_tokens=False)
+    jumped = _forced_tokens(matcher, tok)
+    assert len(full) > 1 and jumped == full[:-1]
