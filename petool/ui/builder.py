@@ -431,7 +431,7 @@ def build(services: Services, entry_state, annotator):
             with gr.Accordion("Load an entry", open=True):
                 source = gr.Dropdown(sources, value=sources[0] if sources else None, label="source", elem_id="b-source")
                 first = entry_choices(services, sources[0]) if sources else []
-                key = gr.Dropdown(first, value=first[0][1] if first else None, label="entry", filterable=True, elem_id="b-entry")
+                key = gr.Dropdown(first, value=first[0][1] if first else None, label="entry", filterable=True, allow_custom_value=True, elem_id="b-entry")
                 load_btn = gr.Button("Load entry", elem_id="b-load")
             with gr.Accordion("New user", open=False):
                 profs = profiles()
