@@ -37,3 +37,13 @@ class FakePredictor:
             tool = others[0]
             call = ToolCall(tool.name, {p.name: p.default for p in tool.required_parameters})
         return Generation(call.to_text(), 0.01, 100, 20)
+
+
+def launch_for_test(demo, config, **overrides) -> str:
+    """Start ``demo`` as the app would (``launch_kwargs``) on a free port without blocking; return its URL."""
+    from petool.ui.app import launch_kwargs
+
+    kwargs = launch_kwargs(config)
+    kwargs.update(server_port=None, prevent_thread_lock=True, quiet=True, **overrides)
+    _, url, _ = demo.launch(**kwargs)
+    return url

@@ -8,20 +8,17 @@ from pathlib import Path
 import pytest
 
 from petool.appconfig import AppConfig
-from tests.app_fakes import FakePredictor
+from tests.app_fakes import FakePredictor, launch_for_test
 
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory):
     from petool.ui import build_demo
-    from petool.ui.app import launch_kwargs
 
     folder = tmp_path_factory.mktemp("app")
     config = AppConfig(db_path=str(folder / "petool.db"), data_path=None, server_port=7861)
     demo = build_demo(config, predictor_factory=FakePredictor)
-    kwargs = launch_kwargs(config)
-    kwargs.update(server_port=None, prevent_thread_lock=True, quiet=True)
-    _, url, _ = demo.launch(**kwargs)
+    url = launch_for_test(demo, config)
     yield demo, url
     demo.close()
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from petool.appconfig import AppConfig
-from tests.app_fakes import FakePredictor
+from tests.app_fakes import FakePredictor, launch_for_test
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
@@ -24,16 +24,13 @@ pytestmark = [pytest.mark.browser, pytest.mark.skipif(not CHROMIUM.exists(), rea
 @pytest.fixture(scope="module")
 def app(tmp_path_factory):
     from petool.ui import build_demo
-    from petool.ui.app import launch_kwargs
 
     folder = tmp_path_factory.mktemp("browser")
     config = AppConfig(db_path=str(folder / "petool.db"), data_path=None)
     demo = build_demo(config, predictor_factory=FakePredictor)
     services = demo.petool_services
     _import_a_run(services, folder)
-    kwargs = launch_kwargs(config)
-    kwargs.update(server_port=None, prevent_thread_lock=True, quiet=True)
-    _, url, _ = demo.launch(**kwargs)
+    url = launch_for_test(demo, config)
     yield demo, url
     demo.close()
 

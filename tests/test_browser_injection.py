@@ -16,7 +16,7 @@ import pytest
 
 from petool.appconfig import AppConfig
 from petool.schema import Entry, Generation, Tool, ToolCall, Turn
-from tests.app_fakes import FakePredictor
+from tests.app_fakes import FakePredictor, launch_for_test
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
@@ -70,16 +70,13 @@ class EvilPredictor(FakePredictor):
 @pytest.fixture(scope="module")
 def app(tmp_path_factory):
     from petool.ui import build_demo
-    from petool.ui.app import launch_kwargs
     from petool.ui.services import Services
 
     folder = tmp_path_factory.mktemp("inject")
     config = AppConfig(db_path=str(folder / "petool.db"), data_path=None)
     services = Services(config, predictor_factory=EvilPredictor, generated=[evil_entry()])
     demo = build_demo(config, services=services)
-    kwargs = launch_kwargs(config)
-    kwargs.update(server_port=None, prevent_thread_lock=True, quiet=True)
-    _, url, _ = demo.launch(**kwargs)
+    url = launch_for_test(demo, config)
     yield demo, url
     demo.close()
 

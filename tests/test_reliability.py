@@ -24,7 +24,7 @@ from petool.store import MIGRATIONS, Store, entry_to_dict
 from petool.ui import compare, dash, export
 from petool.ui.common import MAX_TURNS, acting_user, logged_in
 from petool.ui.services import BASE, TUNED, Services, _build_generated
-from tests.app_fakes import FakePredictor
+from tests.app_fakes import FakePredictor, launch_for_test
 from tests.test_store import EXPECTED_SCHEMA, make_entry
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -336,12 +336,9 @@ def test_oauth_config_only_on_a_space_with_a_client_id():
 
 def _launch(config, **kw):
     from petool.ui import build_demo
-    from petool.ui.app import launch_kwargs
 
     demo = build_demo(config, predictor_factory=FakePredictor)
-    kwargs = launch_kwargs(config)
-    kwargs.update(server_port=None, prevent_thread_lock=True, quiet=True, **kw)
-    _, url, _ = demo.launch(**kwargs)
+    url = launch_for_test(demo, config, **kw)
     return demo, url
 
 
@@ -433,12 +430,9 @@ def test_a_full_queue_answers_busy_instead_of_hanging(tmp_path):
 
     config = AppConfig(db_path=str(tmp_path / "q.db"), data_path=None, queue_size=1)
     from petool.ui import build_demo
-    from petool.ui.app import launch_kwargs
 
     demo = build_demo(config, predictor_factory=SlowPredictor)
-    kwargs = launch_kwargs(config)
-    kwargs.update(server_port=None, prevent_thread_lock=True, quiet=True)
-    _, url, _ = demo.launch(**kwargs)
+    url = launch_for_test(demo, config)
     outcomes = []
     clients = []
     for _ in range(5):  # one at a time: loading is quick, the queue of one is free again
