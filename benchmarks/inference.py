@@ -94,7 +94,7 @@ def run(args) -> None:
         for entry in entries:  # entry-major, so a partial run covers every setting
             for setting in args.settings.split(","):
                 for with_adapter in variants:
-                    for proc in args.procedures.split(","):
+                    for proc in (args.adapter_procedures if with_adapter else args.procedures).split(","):
                         p = procedures[proc]
                         if adapter is not None:
                             p.use_adapter(with_adapter)
@@ -178,6 +178,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--settings", default="p,r,c")
     ap.add_argument("--procedures", default="paper,petool")
+    ap.add_argument("--adapter-procedures", default="petool",
+                    help="procedures run with the adapter on (the adapter is trained for petool's mode)")
     ap.add_argument("--model", default="default")
     ap.add_argument("--adapter", default="default", help="adapter folder, 'default', or '' for none")
     ap.add_argument("--device", default=None)

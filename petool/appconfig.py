@@ -6,13 +6,15 @@
 | PETOOL_MODEL | base model: ``default`` (bundled SmolLM2), a folder, a Hub id, or ``baseline:<rule>`` | default |
 | PETOOL_ADAPTER | LoRA adapter compared against the base (``default`` = the shipped PEToolLLaMA, ``none``) | default |
 | PETOOL_DEMO | demo mode: training disabled (1/0, true/false) | 1 on a Space, else 0 |
-| PETOOL_AUTH | ``user:pass,user2:pass2``: the whole app asks for a login; the login name is the annotator | none |
+| PETOOL_AUTH | ``user:pass,user2:pass2``: a "Log in" box in the page; visitors read and run models, only logged-in users label, export, save, train; the login name is the annotator | none |
+| PETOOL_AUTH_PRIVATE | 1: the whole app sits behind gradio's login page instead (nothing readable without a login) | 0 |
 | PETOOL_OAUTH | on a Space with ``hf_oauth: true``: "Sign in with Hugging Face"; visitors read, only signed-in users label, export, save | 1 when OAUTH_CLIENT_ID is set on a Space |
 | PETOOL_ADMINS | user names that may download the database in demo mode | the Space owner (SPACE_AUTHOR_NAME) |
 | PETOOL_DATA | extra entries file or folder offered in the builder | ../shared/petoolbench/early_test_dev.json.gz when present |
 | PETOOL_EXPORTS | folder for exported pair files | <db folder>/exports |
 | PETOOL_QUEUE | most requests waiting in the queue; beyond it visitors are told the app is busy | 16 |
 | PETOOL_MAX_NEW_TOKENS | cap on tokens generated per model call | the predictor's default (petool.models) |
+| PETOOL_MAX_CALL_S | wall-clock limit per model call in seconds (local generation stops and keeps what it wrote; remote requests time out) | 120 |
 | PETOOL_MAX_UPLOAD_MB | largest file a visitor may upload | 20 |
 | GRADIO_SERVER_NAME / GRADIO_SERVER_PORT | where to listen | 127.0.0.1 / 7860 (0.0.0.0 on a Space) |
 """
@@ -40,12 +42,14 @@ class AppConfig:
     adapter: str | None = "default"
     demo: bool = False
     auth: list[tuple[str, str]] = field(default_factory=list)
+    auth_private: bool = False
     data_path: str | None = None
     export_dir: str | None = None
     queue_size: int = 16
     oauth: bool = False
     admins: list[str] = field(default_factory=list)
     max_new_tokens: int | None = None
+    max_call_s: int = 120
     max_upload_mb: int = 20
     server_name: str = "127.0.0.1"
     server_port: int = 7860
@@ -63,6 +67,11 @@ class AppConfig:
             raise ValueError(f"GRADIO_SERVER_PORT must be a port number, got {self.server_port!r}")
         if self.max_new_tokens is not None and not 1 <= self.max_new_tokens <= 4096:
             raise ValueError(f"PETOOL_MAX_NEW_TOKENS must be between 1 and 4096, got {self.max_new_tokens!r}")
+        if not 1 <= self.max_call_s <= 3600:
+            raise ValueError(f"PETOOL_MAX_CALL_S must be between 1 and 3600 seconds, got {self.max_call_s!r}")
+        if self.auth_private and not self.auth:
+            # Fail closed: whoever asked for a private app must not get a public one.
+            raise ValueError("PETOOL_AUTH_PRIVATE=1 needs PETOOL_AUTH (user:password,...) to log in with")
         if not 1 <= self.max_upload_mb <= 10_000:
             raise ValueError(f"PETOOL_MAX_UPLOAD_MB must be between 1 and 10000, got {self.max_upload_mb!r}")
         if self.adapter in ("", "none"):
@@ -73,6 +82,11 @@ class AppConfig:
     def access_control(self) -> bool:
         """True when visitors log in (password or Hugging Face): only logged-in users write."""
         return bool(self.auth) or self.oauth
+
+    @property
+    def password_login(self) -> bool:
+        """True when the page shows the in-app "Log in" box (PETOOL_AUTH without PETOOL_AUTH_PRIVATE)."""
+        return bool(self.auth) and not self.auth_private
 
     @property
     def storage_notice(self) -> str:
@@ -98,6 +112,7 @@ class AppConfig:
             adapter=env.get("PETOOL_ADAPTER", "default"),
             demo=_bool(env.get("PETOOL_DEMO"), "PETOOL_DEMO", default=on_space),
             auth=parse_auth(env.get("PETOOL_AUTH", "")),
+            auth_private=_bool(env.get("PETOOL_AUTH_PRIVATE"), "PETOOL_AUTH_PRIVATE", default=False),
             data_path=data_path,
             export_dir=env.get("PETOOL_EXPORTS"),
             queue_size=_int(env.get("PETOOL_QUEUE"), "PETOOL_QUEUE", 16),
@@ -106,6 +121,7 @@ class AppConfig:
             oauth=_bool(env.get("PETOOL_OAUTH"), "PETOOL_OAUTH", default=True) and on_space and bool(env.get("OAUTH_CLIENT_ID")),
             admins=[a.strip() for a in (env.get("PETOOL_ADMINS") or env.get("SPACE_AUTHOR_NAME") or "").split(",") if a.strip()],
             max_new_tokens=_int(env.get("PETOOL_MAX_NEW_TOKENS"), "PETOOL_MAX_NEW_TOKENS", None),
+            max_call_s=_int(env.get("PETOOL_MAX_CALL_S"), "PETOOL_MAX_CALL_S", 120),
             max_upload_mb=_int(env.get("PETOOL_MAX_UPLOAD_MB"), "PETOOL_MAX_UPLOAD_MB", 20),
             server_name=env.get("GRADIO_SERVER_NAME") or ("0.0.0.0" if on_space else "127.0.0.1"),
             server_port=_int(env.get("GRADIO_SERVER_PORT"), "GRADIO_SERVER_PORT", 7860),

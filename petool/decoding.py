@@ -129,6 +129,8 @@ class DecodeResult:
     forced_tokens: int
     prefill_s: float = 0.0
     decode_s: float = 0.0
+    timed_out: bool = False
+    """Stopped by ``max_time_s`` before the call was complete."""
 
 
 def _forced_tokens(matcher, tokenizer) -> list[int]:
@@ -150,7 +152,8 @@ def _forced_tokens(matcher, tokenizer) -> list[int]:
     return ids
 
 
-def constrained_generate(model, tokenizer, prompt_ids: list[int], matcher, max_new_tokens: int) -> DecodeResult:
+def constrained_generate(model, tokenizer, prompt_ids: list[int], matcher, max_new_tokens: int,
+                         max_time_s: float | None = None) -> DecodeResult:
     """Greedy decoding under ``matcher``'s grammar, with jump-forward and a KV cache.
 
     Args:
@@ -159,6 +162,8 @@ def constrained_generate(model, tokenizer, prompt_ids: list[int], matcher, max_n
         prompt_ids: the prompt's token ids (chat template applied).
         matcher: from ``CallGrammar.matcher``; consumed.
         max_new_tokens: budget for generated plus forced tokens.
+        max_time_s: wall-clock budget; no model step starts after it (one step may overrun it),
+            and the result is marked ``timed_out`` (``close_call`` then closes the partial call).
     """
     import time
 
@@ -174,6 +179,8 @@ def constrained_generate(model, tokenizer, prompt_ids: list[int], matcher, max_n
     pending = list(prompt_ids)
     steps = forced = 0
     prefill_s = decode_s = 0.0
+    timed_out = False
+    start = time.perf_counter()
     with torch.inference_mode():
         while len(out) < max_new_tokens and not matcher.is_terminated():
             jump = _forced_tokens(matcher, tokenizer)[: max_new_tokens - len(out)]
@@ -181,6 +188,9 @@ def constrained_generate(model, tokenizer, prompt_ids: list[int], matcher, max_n
             pending += jump
             forced += len(jump)
             if matcher.is_terminated() or len(out) >= max_new_tokens:
+                break
+            if max_time_s is not None and time.perf_counter() - start >= max_time_s:
+                timed_out = True
                 break
             t0 = time.perf_counter()
             ids = torch.tensor([pending], device=device)
@@ -198,7 +208,7 @@ def constrained_generate(model, tokenizer, prompt_ids: list[int], matcher, max_n
                 break  # cannot happen with a valid mask; stop rather than emit invalid text
             out.append(token)
             pending = [token]
-    return DecodeResult(out, matcher.is_terminated(), steps, forced, prefill_s, decode_s)
+    return DecodeResult(out, matcher.is_terminated(), steps, forced, prefill_s, decode_s, timed_out)
 
 
 _PAIR_RE = re.compile(r'\s*"((?:[^"\\]|\\.)*)"\s*:\s*')

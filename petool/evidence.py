@@ -105,15 +105,25 @@ def preference_score(ev: ToolEvidence, setting: str) -> float:
     return float(ev.uses)
 
 
-def rank_candidates(entry: Entry, setting: str, fit_threshold: float = 0.5) -> list[tuple[Tool, float, ToolEvidence]]:
-    """Candidates ordered best first: well-fitting ones by preference, then by fit."""
-    fit = fit_scores(entry.query, entry.candidates)
-    history = entry.history(setting) if setting != "none" else []
-    evidence = history_evidence(history, entry.candidates, fit, fit_threshold)
+def rank_tools(query: str, history: list[Turn], candidates: list[Tool], setting: str,
+               fit_threshold: float = 0.5) -> list[tuple[Tool, float, ToolEvidence]]:
+    """Candidates ordered best first: well-fitting ones by preference, then by fit.
+
+    A pure function of the prompt's inputs, so a prompt can show the candidates in this order
+    (the ``shortlist`` style) and a rule can take the first (``baseline:evidence``).
+    """
+    fit = fit_scores(query, candidates)
+    evidence = history_evidence(history if setting != "none" else [], candidates, fit, fit_threshold)
 
     def key(t: Tool):
         fits = fit[t.name] >= fit_threshold
         return (fits, preference_score(evidence[t.name], setting) if fits else 0.0, fit[t.name])
 
-    ordered = sorted(entry.candidates, key=key, reverse=True)
+    ordered = sorted(candidates, key=key, reverse=True)
     return [(t, fit[t.name], evidence[t.name]) for t in ordered]
+
+
+def rank_candidates(entry: Entry, setting: str, fit_threshold: float = 0.5) -> list[tuple[Tool, float, ToolEvidence]]:
+    """``rank_tools`` over an entry's query, history in ``setting`` and candidates."""
+    history = entry.history(setting) if setting != "none" else []
+    return rank_tools(entry.query, history, entry.candidates, setting, fit_threshold)

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from petool.prompts import STYLES, build_messages
+from petool.prompts import STYLES, build_messages, prompt_candidates
 from petool.schema import Entry, Generation
 
 log = logging.getLogger(__name__)
@@ -50,7 +50,7 @@ PAPER_MAX_PROMPT_TOKENS = 4000
 PAPER_MAX_NEW_TOKENS = 256
 PAPER_TEMPERATURE = 0.1
 PETOOL_MAX_NEW_TOKENS = 256
-DEFAULT_STYLE = {"paper": "paper", "petool": "compact"}
+DEFAULT_STYLE = {"paper": "paper", "petool": "shortlist"}
 
 
 class ModelNotFound(RuntimeError):
@@ -271,7 +271,7 @@ class LocalPredictor:
 
     def __init__(self, model, tokenizer, source: ModelSource, info: dict, adapter: Path | None = None,
                  mode: str = "petool", style: str | None = None, max_new_tokens: int | None = None,
-                 max_prompt_tokens: int | None = None):
+                 max_prompt_tokens: int | None = None, max_time_s: float | None = None):
         if mode not in MODES:
             raise ValueError(f"unknown mode {mode!r}; valid: {', '.join(MODES)}")
         style = style or DEFAULT_STYLE[mode]
@@ -279,6 +279,10 @@ class LocalPredictor:
             raise ValueError(f"unknown prompt style {style!r}; valid: {', '.join(STYLES)}")
         if max_new_tokens is not None and max_new_tokens < 1:
             raise ValueError(f"max_new_tokens must be >= 1, got {max_new_tokens}")
+        if max_time_s is not None and max_time_s <= 0:
+            raise ValueError(f"max_time_s must be > 0, got {max_time_s}")
+        self.max_time_s = max_time_s
+        """Wall-clock limit per call: generation stops there and ``last["timed_out"]`` says so."""
         self.model, self.tokenizer, self.source, self.info = model, tokenizer, source, info
         self.adapter, self.mode, self.style = adapter, mode, style
         self.max_new_tokens = max_new_tokens or (PAPER_MAX_NEW_TOKENS if mode == "paper" else PETOOL_MAX_NEW_TOKENS)
@@ -294,7 +298,7 @@ class LocalPredictor:
         base = self.source.name
         if self.adapter_enabled and self.adapter is not None:
             base += "+" + self.adapter.name
-        return base if self.mode == "petool" and self.style == "compact" else f"{base}[{self.mode},{self.style}]"
+        return base if self.mode == "petool" and self.style == DEFAULT_STYLE["petool"] else f"{base}[{self.mode},{self.style}]"
 
     def use_adapter(self, enabled: bool) -> None:
         """Generate with the adapter on or off (the base model), on the same weights in memory."""
@@ -314,6 +318,7 @@ class LocalPredictor:
             "device": self.info.get("device"),
             "dtype": self.info.get("dtype"),
             "max_new_tokens": self.max_new_tokens,
+            "max_time_s": self.max_time_s,
             "max_prompt_tokens": PAPER_MAX_PROMPT_TOKENS if self.mode == "paper" else self.max_prompt_tokens,
         }
 
@@ -341,33 +346,43 @@ class LocalPredictor:
         config = getattr(self.model, "generation_config", None)
         if config is not None and config.do_sample:
             kwargs["temperature"] = PAPER_TEMPERATURE  # the authors' value; no effect when greedy
+        if self.max_time_s is not None:
+            kwargs["max_time"] = self.max_time_s  # transformers' MaxTimeCriteria
+        t0 = time.perf_counter()
         with torch.inference_mode():
             out = self.model.generate(**inputs, **kwargs)
         new = out[0, n:]
-        self.last = {"prompt_tokens": n, "truncated": n >= PAPER_MAX_PROMPT_TOKENS}
+        ended = new.numel() > 0 and int(new[-1]) == self.tokenizer.eos_token_id
+        timed_out = (self.max_time_s is not None and time.perf_counter() - t0 >= self.max_time_s
+                     and not ended and int(new.shape[0]) < self.max_new_tokens)
+        self.last = {"prompt_tokens": n, "truncated": n >= PAPER_MAX_PROMPT_TOKENS, "timed_out": timed_out}
         return self.tokenizer.decode(new, skip_special_tokens=True), n, int(new.shape[0])
 
     def _petool(self, entry: Entry, setting: str) -> tuple[str, int, int]:
         from petool.decoding import CallGrammar, close_call, constrained_generate
 
+        t0 = time.perf_counter()
         if self._grammar is None:
             self._grammar = CallGrammar(self.tokenizer, self.model.config.vocab_size)
         ids, dropped = fit_prompt(self.tokenizer, entry, setting, self.style, self.max_prompt_tokens)
-        matcher = self._grammar.matcher(entry.candidates)
-        result = constrained_generate(self.model, self.tokenizer, ids, matcher, self.max_new_tokens)
+        allowed = prompt_candidates(entry, setting, self.style)
+        matcher = self._grammar.matcher(allowed)
+        # The time limit covers prompt fitting and grammar compiling too.
+        left = None if self.max_time_s is None else max(0.0, self.max_time_s - (time.perf_counter() - t0))
+        result = constrained_generate(self.model, self.tokenizer, ids, matcher, self.max_new_tokens, left)
         text = self.tokenizer.decode(result.token_ids, skip_special_tokens=True)
         if not result.complete:
-            text = close_call(text, entry.candidates)
+            text = close_call(text, allowed)
         self.last = {"prompt_tokens": len(ids), "dropped_turns": dropped, "model_steps": result.model_steps,
                      "forced_tokens": result.forced_tokens, "complete": result.complete,
-                     "prefill_s": result.prefill_s, "decode_s": result.decode_s}
+                     "prefill_s": result.prefill_s, "decode_s": result.decode_s, "timed_out": result.timed_out}
         return text, len(ids), len(result.token_ids)
 
 
 def load_predictor(model: str | None = "default", adapter: str | None = None, mode: str = "petool",
                    style: str | None = None, max_new_tokens: int | None = None, load_in_4bit: bool = False,
                    device: str | None = None, max_prompt_tokens: int | None = None,
-                   progress: Callable[[str], None] | None = None, **remote_kwargs):
+                   progress: Callable[[str], None] | None = None, max_time_s: float | None = None, **remote_kwargs):
     """Load a predictor: ``openai:NAME`` goes to petool.remote, anything else is a local causal LM.
 
     Args:
@@ -375,19 +390,23 @@ def load_predictor(model: str | None = "default", adapter: str | None = None, mo
             ``openai:NAME``.
         adapter: a LoRA adapter folder, ``default`` (assets/adapters/petoolllama) or None.
         mode: ``petool`` (fitted prompt, constrained decoding) or ``paper`` (authors' procedure).
-        style: prompt style (``paper`` or ``compact``); default: paper for paper mode, compact
-            for petool mode.
+        style: prompt style (``paper``, ``compact`` or ``shortlist``); default: paper for paper
+            mode, shortlist for petool mode.
         max_new_tokens: generation budget (default 256 in both modes).
         load_in_4bit: load the base in 4-bit NF4 through bitsandbytes.
         device: ``cpu``, ``cuda``... (default: CUDA when present).
         max_prompt_tokens: petool mode's prompt budget (default: context window - max_new_tokens).
         progress: called with one-line messages (conversion, loading); default: logging.
+        max_time_s: wall-clock limit per call (local: generation stops and keeps what it wrote;
+            ``openai:``: the request timeout, unless ``timeout`` is given).
     Raises:
         ModelNotFound: with what to install or set.
     """
     if model and model.startswith("openai:"):
         from petool.remote import OpenAIPredictor
 
+        if max_time_s is not None:
+            remote_kwargs.setdefault("timeout", max_time_s)
         return OpenAIPredictor(model.removeprefix("openai:"), style=style or "paper", **remote_kwargs)
     if remote_kwargs:
         raise TypeError(f"options {sorted(remote_kwargs)} apply to openai:NAME models only")
@@ -401,4 +420,4 @@ def load_predictor(model: str | None = "default", adapter: str | None = None, mo
 
         base = PeftModel.from_pretrained(base, str(adapter_path))
         base.eval()
-    return LocalPredictor(base, tokenizer, source, info, adapter_path, mode, style, max_new_tokens, max_prompt_tokens)
+    return LocalPredictor(base, tokenizer, source, info, adapter_path, mode, style, max_new_tokens, max_prompt_tokens, max_time_s)

@@ -42,7 +42,7 @@ class OpenAIPredictor:
         timeout: seconds per request.
         max_retries: retries after the first try on 429 / 5xx / timeouts / connection errors.
         backoff_s: first wait; doubles each retry (capped at 60 s).
-        style: prompt style (``paper`` or ``compact``).
+        style: prompt style (``paper``, ``compact`` or ``shortlist``).
         temperature: sent as is (the authors used the API default; None sends nothing).
         max_tokens: output budget sent to the server (None sends nothing).
         nfkc: NFKC-normalize the reply, as the authors' OpenAI runner did.

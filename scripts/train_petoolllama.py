@@ -1,7 +1,7 @@
 """Train the shipped PEToolLLaMA adapter on the bundled SmolLM2-135M-Instruct, on CPU, resumably.
 
 Stages (each skipped when its output exists, so rerunning the command resumes):
-  1. data: build a benchmark with the shipped catalog (compact prompt style), sample SFT
+  1. data: build a benchmark with the shipped catalog (in --style, shortlist by default), sample SFT
      examples and DPO pairs evenly over p, r, c, and keep held-out entries for mining mistakes.
   2. sft: LoRA SFT with TRL (petool.train).
   3. mistakes: run the SFT model on held-out generated entries; each wrong call becomes a
@@ -30,6 +30,7 @@ sys.path.insert(0, str(ROOT))
 from petool import formats  # noqa: E402
 from petool.bench import BuildConfig, build_entries, preference_examples  # noqa: E402
 from petool.catalog import load_catalog  # noqa: E402
+from petool.prompts import prompt_candidates  # noqa: E402
 from petool.schema import SETTINGS, PreferenceExample  # noqa: E402
 
 
@@ -42,15 +43,17 @@ def stage_data(args, out: Path) -> None:
     if (data / "dpo_train.jsonl").exists():
         return
     log("building training entries from the shipped catalog")
-    config = BuildConfig(seed=args.seed, n_train=args.n_entries, n_test=args.n_heldout, style="compact")
+    config = BuildConfig(seed=args.seed, n_train=args.n_entries, n_test=args.n_heldout, style=args.style)
     train, heldout = build_entries(load_catalog(), config)
     rng = random.Random(args.seed)
     sft, pairs = [], []
     for i, s in enumerate(SETTINGS):
-        chosen = rng.sample(train, args.sft_per_setting)
-        sft += [formats.entry_to_sft(e, s, "compact") for e in chosen]
-        dpo_entries = rng.sample(train, args.dpo_per_setting)
-        pairs += preference_examples(dpo_entries, s, args.seed, config.hard_negative_share, "compact")[: args.dpo_per_setting]
+        # A shortlist prompt may leave the gold out; such an example would teach calling an unlisted tool.
+        shown = [e for e in train if any(t.name == e.ground_truth.tool_name for t in prompt_candidates(e, s, args.style))]
+        chosen = rng.sample(shown, min(args.sft_per_setting, len(shown)))
+        sft += [formats.entry_to_sft(e, s, args.style) for e in chosen]
+        dpo_entries = rng.sample(shown, min(args.dpo_per_setting, len(shown)))
+        pairs += preference_examples(dpo_entries, s, args.seed, config.hard_negative_share, args.style)[: args.dpo_per_setting]
     rng.shuffle(sft)
     rng.shuffle(pairs)
     formats.write_trl_sft(sft, data / "sft_train.jsonl")
@@ -86,13 +89,13 @@ def stage_mistakes(args, out: Path, sft_adapter: Path) -> None:
     from petool.prompts import build_messages
 
     entries = formats.load_entries(out / "data" / "heldout.json.gz").entries[: args.mistake_entries]
-    predictor = load_predictor("default", adapter=str(sft_adapter), mode="petool", style="compact")
+    predictor = load_predictor("default", adapter=str(sft_adapter), mode="petool", style=args.style)
     pairs = []
     for i, entry in enumerate(entries):
         setting = SETTINGS[i % 3]
         call = parse_call(predictor.generate(entry, setting).text).call
         if call is not None and call.to_json() != entry.ground_truth.to_json():
-            messages = build_messages(entry, setting, "compact")
+            messages = build_messages(entry, setting, args.style)
             pairs.append(PreferenceExample(messages[0]["content"], messages[1]["content"], entry.ground_truth.to_text(), call.to_text(), source="sft-mistake"))
         log(f"mistakes: {i + 1}/{len(entries)} entries, {len(pairs)} wrong")
     formats.write_trl_preferences(pairs, path)
@@ -134,6 +137,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", default="runs/petoolllama")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--style", default="shortlist", help="prompt style of the training data (the one the adapter is evaluated with)")
     parser.add_argument("--n-entries", type=int, default=900, help="generated training entries to sample from")
     parser.add_argument("--n-heldout", type=int, default=60, help="held-out generated entries (disjoint clusters) for mining mistakes")
     parser.add_argument("--sft-per-setting", type=int, default=72)

@@ -47,3 +47,13 @@ def launch_for_test(demo, config, **overrides) -> str:
     kwargs.update(server_port=None, prevent_thread_lock=True, quiet=True, **overrides)
     _, url, _ = demo.launch(**kwargs)
     return url
+
+
+def label_data(demo, api_name: str, annotator: str, comment: str = "", session_value=None) -> list:
+    """The ``data`` list a browser sends for a verdict event (one value per input, State slots
+    included), with ``session_value`` in the session-login State's slot: what a forger would try."""
+    fn = next(f for f in demo.fns.values() if f.api_name == api_name)
+    values = {"annotator": annotator, "c-tags": [], "c-comment": comment, "c-gold": ""}
+    data = [values.get(getattr(block, "elem_id", None)) for block in fn.inputs]
+    data[fn.inputs.index(demo.petool_session)] = session_value
+    return data

@@ -100,9 +100,22 @@ def test_petool_mode_always_answers_a_candidate(petool_predictor, setting):
     assert petool_predictor.last["complete"]
 
 
+@pytest.mark.parametrize("setting", ["p", "r", "c"])
+def test_shortlist_style_answers_only_a_shown_candidate(petool_predictor, setting):
+    from petool.prompts import prompt_candidates
+    from tests.test_prompts_shortlist import crowded_entry
+
+    entry = crowded_entry()
+    shown = {t.name for t in prompt_candidates(entry, setting, "shortlist")}
+    assert len(shown) < len(entry.candidates)
+    for _ in range(3):  # a random tiny model: several tries to catch an unshown candidate
+        call = json.loads(petool_predictor.generate(entry, setting).text)
+        assert call["tool_name"] in shown
+
+
 def test_describe_and_name(petool_predictor, tiny_llama_dir):
     d = petool_predictor.describe()
-    assert d["mode"] == "petool" and d["style"] == "compact" and d["device"] == "cpu" and d["dtype"] == "float32"
+    assert d["mode"] == "petool" and d["style"] == "shortlist" and d["device"] == "cpu" and d["dtype"] == "float32"
     assert d["source_kind"] == "path" and tiny_llama_dir in d["model"] and d["adapter"] is None
     assert petool_predictor.name == Path(tiny_llama_dir).name
 

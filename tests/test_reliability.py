@@ -24,7 +24,7 @@ from petool.store import MIGRATIONS, Store, entry_to_dict
 from petool.ui import compare, dash, export
 from petool.ui.common import MAX_TURNS, acting_user, logged_in
 from petool.ui.services import BASE, TUNED, Services, _build_generated
-from tests.app_fakes import FakePredictor, launch_for_test
+from tests.app_fakes import FakePredictor, label_data, launch_for_test
 from tests.test_store import EXPECTED_SCHEMA, make_entry
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -342,11 +342,14 @@ def _launch(config, **kw):
     return demo, url
 
 
-def test_password_login_ties_labels_to_the_login_name(tmp_path):
+def test_private_password_login_ties_labels_to_the_login_name(tmp_path):
+    """PETOOL_AUTH_PRIVATE=1: gradio's login page guards the whole app (the in-app login is in test_access)."""
     from gradio_client import Client
 
-    demo, url = _launch(AppConfig(db_path=str(tmp_path / "p.db"), data_path=None, auth=[("ann", "pw")]))
+    demo, url = _launch(AppConfig(db_path=str(tmp_path / "p.db"), data_path=None, auth=[("ann", "pw")], auth_private=True))
     try:
+        with pytest.raises(ValueError, match="credentials were not provided"):
+            Client(url, verbose=False, download_files=False)  # nothing readable without a login
         client = Client(url, auth=("ann", "pw"), verbose=False, download_files=False)
         client.predict("generated", "0", "p", api_name="/load_entry")
         client.predict("p", "base", "PEToolLLaMA", False, api_name="/compare")
@@ -413,9 +416,9 @@ def test_generated_tokens_are_capped_by_config(tmp_path, monkeypatch):
         return FakePredictor()
 
     monkeypatch.setattr(models, "load_predictor", fake_load)
-    s = Services(AppConfig(db_path=str(tmp_path / "t.db"), data_path=None, max_new_tokens=48), generated=[])
+    s = Services(AppConfig(db_path=str(tmp_path / "t.db"), data_path=None, max_new_tokens=48, max_call_s=7), generated=[])
     s.model.predictor()
-    assert seen["max_new_tokens"] == 48
+    assert seen["max_new_tokens"] == 48 and seen["max_time_s"] == 7
     s.store.close()
 
 
@@ -462,3 +465,163 @@ def test_a_full_queue_answers_busy_instead_of_hanging(tmp_path):
     assert busy and all("Queue is full" in msg for msg, _ in busy), outcomes
     assert all(dt < 2.0 for _, dt in busy)  # refused at once, not after a hang
     assert any(msg == "ok" for msg, _ in outcomes)
+
+
+class GatedPredictor(FakePredictor):
+    """Answers at once, or, while ``hold`` is set, only once ``release`` is (a model kept busy)."""
+
+    hold = threading.Event()
+    release = threading.Event()
+
+    def generate(self, entry, setting):
+        if self.hold.is_set():
+            self.release.wait(timeout=60)
+        return super().generate(entry, setting)
+
+
+def _wait_for(condition, timeout=30.0):
+    t0 = time.perf_counter()
+    while not condition():
+        assert time.perf_counter() - t0 < timeout, "timed out waiting"
+        time.sleep(0.05)
+
+
+def send_as_the_browser(url: str, api_name: str, data: list, session_hash: str):
+    """Post an event the way gradio's browser client does: an event configured with queue=False
+    goes straight to /gradio_api/run/<name>, any other joins the queue (its skip_queue check)."""
+    import httpx
+
+    base = url.rstrip("/")
+    config = httpx.get(base + "/config", timeout=30).json()
+    dep = next(d for d in config["dependencies"] if d.get("api_name") == api_name)
+    body = {"data": data, "fn_index": dep["id"], "session_hash": session_hash, "event_data": None}
+    path = f"/gradio_api/run/{api_name}" if dep.get("queue") is False else "/gradio_api/queue/join"
+    return httpx.post(base + path, json=body, timeout=30)
+
+
+def test_labels_go_through_while_the_model_is_busy_and_the_queue_full(tmp_path):
+    """Queue of one: one comparison runs (model held), one waits, a third is refused as full;
+    a verdict sent as the browser sends it (straight to /run, no queue) is still stored at once."""
+    import httpx
+    from gradio_client import Client
+    from gradio_client.utils import QueueError
+
+    from petool.ui import build_demo
+
+    config = AppConfig(db_path=str(tmp_path / "busy.db"), data_path=None, queue_size=1)
+    demo = build_demo(config, predictor_factory=GatedPredictor)
+    url = launch_for_test(demo, config)
+    services = demo.petool_services
+    GatedPredictor.hold.clear()
+    GatedPredictor.release.clear()
+    clients = [Client(url, verbose=False, download_files=False) for _ in range(4)]
+    for c in clients:
+        c.predict("generated", "0", "p", api_name="/load_entry")
+    labeller, running, waiting, refused = clients
+    labeller.predict("p", "base", "PEToolLLaMA", False, api_name="/compare")  # before the model is held
+    GatedPredictor.hold.set()
+    jobs = [running.submit("p", "base", "PEToolLLaMA", False, api_name="/compare")]
+    try:
+        _wait_for(services.model.busy)
+        jobs.append(waiting.submit("p", "base", "PEToolLLaMA", False, api_name="/compare"))
+        _wait_for(lambda: len(demo._queue) >= 1)
+        with pytest.raises(QueueError, match="Queue is full"):
+            refused.predict("p", "base", "PEToolLLaMA", False, api_name="/compare")
+        t0 = time.perf_counter()
+        response = send_as_the_browser(url, "label_A", label_data(demo, "label_A", "ann", "while busy"), labeller.session_hash)
+        took = time.perf_counter() - t0
+        assert response.status_code == 200, response.text
+        assert services.model.busy() and len(demo._queue) >= 1  # still busy and full: it did not wait
+        [label] = services.store.labels()
+        assert (label["annotator"], label["comment"]) == ("ann", "while busy") and took < 5
+        # Model calls cannot skip the queue that way (api_open=False): its size limit holds.
+        fn_index = next(f._id for f in demo.fns.values() if f.api_name == "compare")
+        direct = httpx.post(url.rstrip("/") + "/gradio_api/run/compare", timeout=30, json={
+            "data": [None, "p", "base", "PEToolLLaMA", False], "fn_index": fn_index, "session_hash": refused.session_hash})
+        assert direct.status_code == 404 and "join the queue" in direct.text
+    finally:
+        GatedPredictor.release.set()
+        for job in jobs:
+            job.result(timeout=60)
+        GatedPredictor.hold.clear()
+        demo.close()
+
+
+# ---------------------------------------------------------------- the time limit per model call
+
+
+def test_constrained_decoding_stops_at_the_time_limit_with_a_valid_call(tiny_llama_dir):
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from petool.decoding import CallGrammar, close_call, constrained_generate
+    from tests.fixtures.entries import weather_entry
+
+    tok = AutoTokenizer.from_pretrained(tiny_llama_dir)
+    model = AutoModelForCausalLM.from_pretrained(tiny_llama_dir).eval()
+    grammar = CallGrammar(tok, model.config.vocab_size)
+    candidates = weather_entry().candidates
+    prompt = tok(tok.apply_chat_template([{"role": "user", "content": "weather"}], tokenize=False, add_generation_prompt=True),
+                 add_special_tokens=False)["input_ids"]
+    free = constrained_generate(model, tok, prompt, grammar.matcher(candidates), 200)
+    assert free.complete and not free.timed_out and free.model_steps > 0
+    cut = constrained_generate(model, tok, prompt, grammar.matcher(candidates), 200, max_time_s=0.0)
+    assert cut.timed_out and not cut.complete and cut.model_steps == 0
+    call = json.loads(close_call(tok.decode(cut.token_ids), candidates))  # what came out is still a call
+    assert any(t.name == call["tool_name"] for t in candidates)
+
+
+@pytest.mark.parametrize("mode", ["petool", "paper"])
+def test_local_predictor_reports_the_time_limit(tiny_llama_dir, mode):
+    from petool.models import load_predictor
+    from petool.parsing import parse_call
+    from tests.fixtures.entries import weather_entry
+
+    entry = weather_entry()
+    unlimited = load_predictor(tiny_llama_dir, mode=mode, max_new_tokens=40, device="cpu")
+    unlimited.generate(entry, "p")
+    assert unlimited.last["timed_out"] is False
+    limited = load_predictor(tiny_llama_dir, mode=mode, max_new_tokens=40, device="cpu", max_time_s=1e-6)
+    assert limited.describe()["max_time_s"] == 1e-6
+    g = limited.generate(entry, "p")
+    assert limited.last["timed_out"] is True and g.output_tokens < 40
+    if mode == "petool":  # the cut call is closed, so it still parses to a candidate
+        assert entry.candidate(parse_call(g.text, "paper").call.tool_name) is not None
+    with pytest.raises(ValueError, match="max_time_s must be > 0"):
+        load_predictor(tiny_llama_dir, max_time_s=0)
+
+
+def test_remote_models_get_the_time_limit_as_their_timeout():
+    from petool.models import load_predictor
+
+    p = load_predictor("openai:some-model", base_url="http://127.0.0.1:9/v1", api_key="", max_time_s=7)
+    assert p.timeout == 7
+    assert load_predictor("openai:m", base_url="http://127.0.0.1:9/v1", api_key="", max_time_s=7, timeout=3).timeout == 3
+
+
+class TimedOutPredictor(FakePredictor):
+    """Answers like the fake, but says generation stopped at the time limit (as LocalPredictor does)."""
+
+    def generate(self, entry, setting):
+        self.last = {"timed_out": self.adapter_enabled}
+        return super().generate(entry, setting)
+
+
+def test_the_page_says_which_side_hit_the_time_limit(tmp_path, generated):
+    s = Services(AppConfig(db_path=str(tmp_path / "t.db"), data_path=None, max_call_s=30), predictor_factory=TimedOutPredictor,
+                 generated=list(generated))
+    result = compare.run_compare(s, entry_to_dict(generated[0]), "p", BASE, TUNED)
+    base, tuned = result["sides"]
+    assert base["note"] == "" and "time limit (30 s per model call" in tuned["note"]
+    assert tuned["call"] is not None and tuned["error"] != "model:error"  # the output is parsed and scored
+    html_a, html_b, summary = compare.render_result(result)
+    assert "time limit" in html_b and "time limit" not in html_a
+    assert "Side B stopped at the time limit" in summary and "Side A stopped" not in summary
+    s.store.close()
+
+
+def test_max_call_s_is_read_and_checked():
+    assert AppConfig.from_env({}).max_call_s == 120
+    assert AppConfig.from_env({"PETOOL_MAX_CALL_S": "30"}).max_call_s == 30
+    for bad in ("0", "5000", "soon"):
+        with pytest.raises(ValueError, match="PETOOL_MAX_CALL_S"):
+            AppConfig.from_env({"PETOOL_MAX_CALL_S": bad})

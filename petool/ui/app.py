@@ -35,6 +35,9 @@ def header(config: AppConfig, services: Services) -> str:
         notes.append("Demo mode: training, server-side imports and the database download are off.")
     if config.oauth:
         notes.append("Sign in with Hugging Face to label, save and export; your Hub name is stored with each label.")
+    if config.password_login:
+        notes.append("Anyone can look around and run the models; log in (box below) to label, save, export or train. "
+                     "Your login name is stored with each label.")
     elif config.auth:
         notes.append("Your login name is stored with each label.")
     notes.append(BUSY_NOTE)
@@ -58,7 +61,8 @@ def about(config: AppConfig, services: Services) -> str:
         f"- database: `{esc(config.db_path)}` ({'ephemeral' if config.ephemeral else 'persistent'}); exports: `{esc(config.export_dir)}`",
         f"- model: `{esc(config.model)}` → {esc(resolution)}",
         f"- adapter: `{esc(config.adapter)}`; loaded: {esc(model.get('loaded'))}" + (f" ({esc(model.get('name'))})" if model.get("name") else ""),
-        f"- demo mode: {config.demo}; password login: {bool(config.auth)}; Hugging Face sign-in: {config.oauth}; queue size: {config.queue_size}",
+        f"- demo mode: {config.demo}; password login: {'whole app (gradio login page)' if config.auth_private else 'in the page' if config.auth else False}; "
+        f"Hugging Face sign-in: {config.oauth}; queue size: {config.queue_size}; time limit per model call: {config.max_call_s} s",
         "- store: " + ", ".join(f"{k} {v}" for k, v in stats.items()),
         "",
         "### Environment variables",
@@ -91,6 +95,8 @@ def build_demo(config: AppConfig | None = None, services: Services | None = None
     services = services or Services(config, predictor_factory=predictor_factory)
     with gr.Blocks(title="petool") as demo:
         gr.Markdown(header(config, services), elem_id="header")
+        # This page session's in-app login (a SessionLogin or None), held by the server.
+        session = gr.State(None)
         with gr.Row():
             if config.access_control:
                 # The login name is the annotator; the box only shows it (the server ignores it).
@@ -101,16 +107,18 @@ def build_demo(config: AppConfig | None = None, services: Services | None = None
             if config.oauth:
                 gr.LoginButton(scale=1)
             gr.Markdown("Tabs: **Build** a history → **Compare & label** → **Pairs & training** → **Dashboards** / **Errors**.")
+        if config.password_login:
+            login_box(config, session, annotator)
         entry_state = gr.State(None)
         with gr.Tabs(elem_id="tabs") as tabs:
             with gr.Tab("Build", id="build", elem_id="tab-build"):
-                b = builder.build(services, entry_state, annotator)
+                b = builder.build(services, entry_state, annotator, session)
             with gr.Tab("Compare & label", id="compare", elem_id="tab-compare"):
-                compare.build(services, entry_state, annotator)
+                compare.build(services, entry_state, annotator, session)
             with gr.Tab("Pairs & training", id="pairs", elem_id="tab-pairs") as pairs_tab:
-                p = export.build(services)
+                p = export.build(services, session)
             with gr.Tab("Dashboards", id="dashboards", elem_id="tab-dashboards") as dash_tab:
-                d = dash.build(services)
+                d = dash.build(services, session)
             with gr.Tab("Errors", id="errors", elem_id="tab-errors") as errors_tab:
                 e = errors.build(services)
             with gr.Tab("About", id="about", elem_id="tab-about") as about_tab:
@@ -124,11 +132,63 @@ def build_demo(config: AppConfig | None = None, services: Services | None = None
         def who(user):
             return user or gr.update()
 
-        demo.load(with_user(who, 0), None, annotator, api_visibility="private")
+        demo.load(with_user(who, 0), [session], annotator, api_visibility="private")
         entry_state.change(lambda dd, s: b["refresh"](dd, s), [entry_state, b["setting"]], b["views"], api_visibility="private")
-    demo.queue(max_size=config.queue_size, default_concurrency_limit=4)
+    # api_open=False (gradio's default only on a Space): queued events, the model calls among
+    # them, cannot be posted straight to /gradio_api/run/* around the queue and its size limit.
+    demo.queue(max_size=config.queue_size, default_concurrency_limit=4, api_open=False)
     demo.petool_services = services
+    demo.petool_session = session
     return demo
+
+
+def login_box(config: AppConfig, session, annotator) -> None:
+    """The in-app "Log in" box (PETOOL_AUTH): a right password puts a SessionLogin in ``session``.
+
+    Its events skip the queue (``queue=False``), so logging in works while the model is busy.
+    """
+    import gradio as gr
+
+    from petool.ui.common import PasswordLogins, SessionLogin, toast_text
+    from petool.ui.render import md_text
+
+    logins = PasswordLogins(config.auth)
+    with gr.Row(elem_id="login", equal_height=True):
+        name = gr.Textbox(label="user name", scale=2, max_lines=1, elem_id="login-name")
+        password = gr.Textbox(label="password", type="password", scale=2, max_lines=1, elem_id="login-password")
+        login_btn = gr.Button("Log in", scale=0, min_width=110, variant="primary", elem_id="login-btn")
+        logout_btn = gr.Button("Log out", scale=0, min_width=110, visible=False, elem_id="logout-btn")
+        message = gr.Markdown("Not logged in: you can look around and run the models, but not label, save, export or train.",
+                              elem_id="login-msg")
+
+    # Why the latest login failed, printed by the .failure listener: gradio 6 shows no toast for
+    # an event that skips the queue (see compare.py's verdicts for the same pattern).
+    trouble = gr.State(dict)
+
+    def on_login(typed_name, typed_password, problem):
+        problem.clear()
+        try:
+            user = logins.check(typed_name, typed_password)
+        except ValueError as exc:
+            problem["message"] = str(exc)
+            raise gr.Error(toast_text(exc), print_exception=False) from None
+        return (SessionLogin(user), user, f"Logged in as **{md_text(user)}**: your labels carry this name.",
+                *shown(logged_in=True))
+
+    def on_logout():
+        return None, "", "Logged out.", *shown(logged_in=False)
+
+    def shown(logged_in: bool):
+        # The password box is emptied either way: it never travels back to the browser.
+        return (gr.update(visible=not logged_in), gr.update(value="", visible=not logged_in),
+                gr.update(visible=not logged_in), gr.update(visible=logged_in))
+
+    outputs = [session, annotator, message, name, password, login_btn, logout_btn]
+    attempt = gr.on([login_btn.click, password.submit], on_login, [name, password, trouble], outputs, api_name="login",
+                    queue=False, show_progress="hidden")
+    attempt.failure(lambda problem: f"⚠️ {md_text(problem.get('message', 'login failed'))}", trouble, message,
+                    api_visibility="private", queue=False)
+    logout_btn.click(on_logout, None, outputs, api_name="logout", queue=False)
 
 
 def launch_kwargs(config: AppConfig) -> dict:
@@ -138,7 +198,9 @@ def launch_kwargs(config: AppConfig) -> dict:
     return {
         "server_name": config.server_name,
         "server_port": config.server_port,
-        "auth": config.auth or None,
+        # Gradio's login page guards the whole app only on request (PETOOL_AUTH_PRIVATE=1); by
+        # default visitors read and the in-app box logs annotators in (login_box).
+        "auth": (config.auth or None) if config.auth_private else None,
         "ssr_mode": False,
         "show_error": True,
         "theme": gr.themes.Soft(),

@@ -413,8 +413,9 @@ def _slug(text: str) -> str:
 # ---------------------------------------------------------------- layout and wiring
 
 
-def build(services: Services, entry_state, annotator):
-    """Lay out the tab and wire it; ``entry_state`` is the shared gr.State of the current entry."""
+def build(services: Services, entry_state, annotator, session):
+    """Lay out the tab and wire it; ``entry_state`` is the shared gr.State of the current entry,
+    ``session`` the page session's login State (common.with_user)."""
     import gradio as gr
 
     from petool.ui.common import guard, with_user
@@ -505,7 +506,7 @@ def build(services: Services, entry_state, annotator):
         d, msg = create_user(services, name, prof, persist=bool(user) or not services.config.access_control)
         return (d, msg, *show(d, s), "")
 
-    create_btn.click(with_user(on_create, 3), [user_name, profile, setting], [entry_state, status, *views, query], api_name="create_user")
+    create_btn.click(with_user(on_create, 3), [user_name, profile, setting, session], [entry_state, status, *views, query], api_name="create_user")
     setting.change(lambda d, s: turn_rows(d, s), [entry_state, setting], turns, api_visibility="private")
 
     def on_select(d, s, evt: gr.SelectData):
@@ -589,5 +590,5 @@ def build(services: Services, entry_state, annotator):
         d = set_query(d, q)
         return d, save_entry(services, d, (d.get("extra") or {}).get("user") or user or who)
 
-    save_btn.click(with_user(on_save, 3), [entry_state, query, annotator], [entry_state, status], api_name="save_entry")
+    save_btn.click(with_user(on_save, 3), [entry_state, query, annotator, session], [entry_state, status], api_name="save_entry")
     return {"refresh": lambda d, s="p": show(d, s), "views": views, "setting": setting, "query": query}

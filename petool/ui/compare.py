@@ -67,7 +67,8 @@ def run_compare(services: Services, d: dict, setting: str, model_a: str, model_b
             progress((i, 2), desc=f"generating side {'AB'[i]}" + ("" if blind else f" ({choice})"))
         out = services.model.generate(choice, entry, setting)
         side = {"choice": choice, "model": out.model, "raw": out.text, "latency_s": out.latency_s,
-                "prompt_tokens": out.prompt_tokens, "output_tokens": out.output_tokens, "model_error": out.error}
+                "prompt_tokens": out.prompt_tokens, "output_tokens": out.output_tokens, "model_error": out.error,
+                "note": out.note}
         side.update(judge(entry, setting, out.text) if not out.error else {"call": None, "error": "model:error", "tool_ok": None, "params_ok": None})
         sides.append(side)
     if progress:
@@ -124,11 +125,16 @@ def render_result(result: dict | None) -> tuple[str, str, str]:
         note = ERROR_CODES.get(me["error"], "")
         if me.get("model_error"):
             note = me["model_error"]
+        elif me.get("note"):
+            note = f"{me['note']}; {note}" if note else me["note"]
         out.append(call_html(me["call"], title=side_title(result, i), other=other["call"], gold=gold, raw=me["raw"],
                              error=me["error"], latency_s=me["latency_s"], note=note))
     same = a["call"] == b["call"] and a["call"] is not None
     lines = [f"Setting **{result['setting']}** · prompt style `{result['style']}`"]
     lines.append("Both sides made **the same call**." if same else "Yellow = differs between A and B; red/green = against the gold call.")
+    for side_name, side in zip("AB", (a, b)):
+        if side.get("note"):
+            lines.append(f"⏱️ Side {side_name} {md_text(side['note'])}.")
     if result.get("labelled"):
         lines.append(f"✅ Saved label #{result['labelled']['id']}: **{VERDICT_LABELS[result['labelled']['verdict']]}**"
                      + (f" — A was {md_text(a['model'])}, B was {md_text(b['model'])}" if result["blind"] else ""))
@@ -232,7 +238,8 @@ def entry_view(d: dict | None, setting: str) -> str:
 KEYS_HELP = "Keys (outside text boxes): **r** run · **1** A better · **2** B better · **3** tie · **4** both bad · **n** next in queue"
 
 
-def build(services: Services, entry_state, annotator):
+def build(services: Services, entry_state, annotator, session):
+    """Lay out the tab and wire it; ``session`` is the page session's login State (common.with_user)."""
     import gradio as gr
 
     from petool.ui.common import guard, with_user
@@ -290,12 +297,26 @@ def build(services: Services, entry_state, annotator):
                    concurrency_limit=1, concurrency_id="model")
     run_btn.click(**run_evt, api_name="compare")
 
+    # Why the latest verdict was refused, for show_problem: gradio 6 shows no error toast for an
+    # event that skips the queue (below), so the page prints the reason itself. A callable value
+    # gives every session its own dict, which the handler fills in place (a State output would
+    # not be written when the handler raises).
+    problem = gr.State(dict)
+
     def on_verdict(verdict):
-        def run(user, result, who, t, c, g):
-            annotator = acting_user(services.config, who, user, "label")
-            new = submit_label(services, result, verdict, annotator, t, c, g)
+        def run(user, result, who, t, c, g, trouble):
+            trouble.clear()
+            try:
+                annotator = acting_user(services.config, who, user, "label")
+                new = submit_label(services, result, verdict, annotator, t, c, g)
+            except ValueError as exc:
+                trouble["message"] = str(exc)
+                raise
             return (new, *render_result(new), [], "", "")
-        return with_user(run, 5)
+        return with_user(run, 6)
+
+    def show_problem(trouble):
+        return f"⚠️ **Not saved:** {md_text(trouble.get('message', 'the label was refused'))}"
 
     def advance(queue, pos, result):
         if not queue or not (result or {}).get("labelled"):
@@ -308,10 +329,16 @@ def build(services: Services, entry_state, annotator):
             return gr.update(), gr.update(), gr.update(), gr.update(), gr.update()
         return on_run(d, s, a, b, bl, progress)
 
+    # Verdicts skip the queue (queue=False): a label is a quick write, and must neither wait
+    # behind model calls nor be refused as "queue full" while visitors wait for the model.
+    # The browser then posts them straight to /gradio_api/run/label_*; gradio_client always
+    # goes through the queue (see README, "Access control and limits").
     for v, btn in btns.items():
-        (btn.click(on_verdict(v), [result_state, annotator, tags, comment, gold], [result_state, html_a, html_b, summary, tags, comment, gold],
-                   api_name=f"label_{v}")
-            .success(advance, [queue_state, pos_state, result_state], [entry_state, setting, pos_state, q_status], api_visibility="private")
+        labelled = btn.click(on_verdict(v), [result_state, annotator, tags, comment, gold, problem, session],
+                             [result_state, html_a, html_b, summary, tags, comment, gold], api_name=f"label_{v}", queue=False)
+        labelled.failure(show_problem, problem, summary, api_visibility="private", queue=False)
+        (labelled.success(advance, [queue_state, pos_state, result_state], [entry_state, setting, pos_state, q_status],
+                          api_visibility="private", queue=False)
             .then(maybe_run, [queue_state, pos_state, q_auto, entry_state, setting, model_a, model_b, blind],
                   [result_state, html_a, html_b, summary, gold], concurrency_limit=1, concurrency_id="model", api_visibility="private"))
 
@@ -328,7 +355,7 @@ def build(services: Services, entry_state, annotator):
         d, s, msg = guard(queue_entry)(services, queue, pos + 1)
         return pos + 1, (d if d is not None else gr.update()), s, msg
 
-    (q_start.click(with_user(on_queue, 4), [q_source, q_settings, q_size, annotator], [queue_state, pos_state, entry_state, setting, q_status], api_name="start_queue")
+    (q_start.click(with_user(on_queue, 4), [q_source, q_settings, q_size, annotator, session], [queue_state, pos_state, entry_state, setting, q_status], api_name="start_queue")
         .success(maybe_run, [queue_state, pos_state, q_auto, entry_state, setting, model_a, model_b, blind],
                  [result_state, html_a, html_b, summary, gold], concurrency_limit=1, concurrency_id="model", api_visibility="private"))
     (q_next.click(on_skip, [queue_state, pos_state], [pos_state, entry_state, setting, q_status], api_visibility="private")

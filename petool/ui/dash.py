@@ -104,7 +104,8 @@ def _stamp() -> str:
     return time.strftime("%Y%m%d-%H%M%S")
 
 
-def build(services: Services):
+def build(services: Services, session):
+    """Lay out the tab and wire it; ``session`` is the page session's login State (common.with_user)."""
     import gradio as gr
 
     from petool.ui.common import require_user, with_user
@@ -154,6 +155,6 @@ def build(services: Services):
         require_user(services.config, user, "import runs")
         return import_path(services, p)
 
-    up_btn.click(with_user(on_upload, 1), upload, import_msg, api_visibility="private").success(refresh_filters, None, [runs, models]).success(on_refresh, [runs, models, settings], outputs)
-    path_btn.click(with_user(on_path, 1), path, import_msg, api_visibility="private").success(refresh_filters, None, [runs, models]).success(on_refresh, [runs, models, settings], outputs)
+    up_btn.click(with_user(on_upload, 1), [upload, session], import_msg, api_visibility="private").success(refresh_filters, None, [runs, models]).success(on_refresh, [runs, models, settings], outputs)
+    path_btn.click(with_user(on_path, 1), [path, session], import_msg, api_visibility="private").success(refresh_filters, None, [runs, models]).success(on_refresh, [runs, models, settings], outputs)
     return {"refresh": on_refresh, "inputs": [runs, models, settings], "outputs": outputs, "refresh_filters": refresh_filters, "filters": [runs, models]}

@@ -177,7 +177,8 @@ def stop_latest(services: Services) -> str:
     return f"Stopped job #{running[0]['id']}."
 
 
-def build(services: Services):
+def build(services: Services, session):
+    """Lay out the tab and wire it; ``session`` is the page session's login State (common.with_user)."""
     import gradio as gr
 
     from petool.ui.common import require_user, with_user
@@ -229,14 +230,14 @@ def build(services: Services):
             raise ValueError("Training is disabled in demo mode (PETOOL_DEMO=1).")
         return stop_latest(services)
 
-    export_btn.click(with_user(on_export, 3), [fmt, both_bad, conflicts], files, api_name="export_pairs")
-    db_btn.click(with_user(lambda user: download_db(services, user), 0), None, files, api_name="download_db")
+    export_btn.click(with_user(on_export, 3), [fmt, both_bad, conflicts, session], files, api_name="export_pairs")
+    db_btn.click(with_user(lambda user: download_db(services, user), 0), [session], files, api_name="download_db")
     def poll():
         return (*job_view(services), gr.Timer(active=job_running(services)))
 
-    train_btn.click(with_user(on_train, 4), [steps, yaml, both_bad, conflicts], job_md, api_name="train").success(
+    train_btn.click(with_user(on_train, 4), [steps, yaml, both_bad, conflicts, session], job_md, api_name="train").success(
         lambda: gr.Timer(active=True), None, timer, api_visibility="private")
-    stop_btn.click(with_user(on_stop, 0), None, job_md, api_visibility="private")
+    stop_btn.click(with_user(on_stop, 0), [session], job_md, api_visibility="private")
     timer.tick(poll, None, [job_md, job_plot, timer], api_visibility="private", show_progress="hidden")
     gr.api(lambda_job_status(services), api_name="job_status")
     return {"refresh": lambda: (*on_refresh("ground_truth", "drop"), *poll()), "outputs": [table, counts, job_md, job_plot, timer]}

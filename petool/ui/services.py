@@ -36,6 +36,8 @@ class SideResult:
     prompt_tokens: int | None = None
     output_tokens: int | None = None
     error: str = ""
+    note: str = ""
+    """Said next to the output, e.g. that the call stopped at the time limit (PETOOL_MAX_CALL_S)."""
 
 
 class ModelService:
@@ -80,7 +82,8 @@ class ModelService:
 
             return RuleBaseline(model.removeprefix("baseline:"))
         try:
-            return load_predictor(model=model, adapter=self.config.adapter, max_new_tokens=self.config.max_new_tokens)
+            return load_predictor(model=model, adapter=self.config.adapter, max_new_tokens=self.config.max_new_tokens,
+                                  max_time_s=self.config.max_call_s)
         except ModelNotFound as exc:
             if self.config.adapter is None:
                 raise RuntimeError(str(exc)) from None
@@ -88,7 +91,8 @@ class ModelService:
             self._load_error = str(exc)
             log.warning("loading without adapter: %s", exc)
             try:
-                return load_predictor(model=model, adapter=None, max_new_tokens=self.config.max_new_tokens)
+                return load_predictor(model=model, adapter=None, max_new_tokens=self.config.max_new_tokens,
+                                      max_time_s=self.config.max_call_s)
             except ModelNotFound as exc2:
                 raise RuntimeError(str(exc2)) from None
 
@@ -126,7 +130,13 @@ class ModelService:
                     raise RuntimeError(self._load_error or "no adapter is loaded, so there is no PEToolLLaMA side")
                 name = predictor.name
                 gen = predictor.generate(entry, setting)
-            return _side(name, gen)
+                # Local predictors record whether generation stopped at max_time_s (petool.models).
+                timed_out = bool((getattr(predictor, "last", None) or {}).get("timed_out"))
+            side = _side(name, gen)
+            if timed_out:
+                side.note = (f"stopped at the time limit ({self.config.max_call_s} s per model call, PETOOL_MAX_CALL_S): "
+                             "the output is what the model wrote by then")
+            return side
         except Exception as exc:  # a failing model must not take the page down; show why
             log.exception("generation failed")
             return SideResult(choice, "", 0.0, error=f"{type(exc).__name__}: {exc}")
