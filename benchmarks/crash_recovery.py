@@ -31,7 +31,8 @@ from concurrent_labels import ClientLog, check_labels, integrity, label_loop, st
 
 
 def crash_round(db: Path, folder: Path, round_no: int, clients: int, kill_after_s: float) -> dict:
-    """One round: label, SIGKILL after ``kill_after_s``, check; the logs keep comments unique per round."""
+    """One round: label, SIGKILL ``kill_after_s`` after the first acknowledged label, check; the
+    logs keep comments unique per round."""
     t0 = time.perf_counter()
     proc, url = start_app(db, log_path=folder / f"app-{round_no}.log")
     start_s = time.perf_counter() - t0
@@ -40,6 +41,11 @@ def crash_round(db: Path, folder: Path, round_no: int, clients: int, kill_after_
     threads = [threading.Thread(target=label_loop, args=(url, 100 * round_no + w, 10_000, logs[w], stop)) for w in range(clients)]
     for t in threads:
         t.start()
+    # Kill only once labelling is under way: on a loaded machine the first acknowledgement can
+    # take longer than kill_after_s, and a kill before it would test nothing.
+    deadline = time.perf_counter() + 120
+    while not any(log.acked for log in logs) and time.perf_counter() < deadline:
+        time.sleep(0.1)
     time.sleep(kill_after_s)
     stop_app(proc, signal.SIGKILL)
     stop.set()
