@@ -243,6 +243,15 @@ def compact_candidate(index: int, tool: Tool, setting: str, history: list[Turn],
     return "\n".join(lines)
 
 
+def compact_head(setting: str, n_turns: int) -> list[str]:
+    """The opening lines of the compact and shortlist prompts: the task and how to read the history."""
+    if setting == "none":
+        return [COMPACT_TASK_WITHOUT_HISTORY]
+    if setting in COMPACT_EVIDENCE:
+        return [COMPACT_TASK, COMPACT_EVIDENCE[setting].format(n=n_turns)]
+    raise ValueError(f"unknown setting {setting!r}; valid: p, r, c, none")
+
+
 def compact_prompt(setting: str, history: list[Turn], candidates: list[Tool], query: str | None = None) -> str:
     """Render petool's compact system prompt: a pure function of (setting, history, candidates, query).
 
@@ -259,12 +268,7 @@ def compact_prompt(setting: str, history: list[Turn], candidates: list[Tool], qu
     """
     from petool.evidence import fit_scores, history_evidence
 
-    if setting == "none":
-        head = [COMPACT_TASK_WITHOUT_HISTORY]
-    elif setting in COMPACT_EVIDENCE:
-        head = [COMPACT_TASK, COMPACT_EVIDENCE[setting].format(n=len(history))]
-    else:
-        raise ValueError(f"unknown setting {setting!r}; valid: p, r, c, none")
+    head = compact_head(setting, len(history))
     fit = fit_scores(query, candidates) if query is not None else {}
     if query is not None:
         head.append(COMPACT_FIT)
@@ -303,12 +307,7 @@ def shortlist_prompt(setting: str, history: list[Turn], candidates: list[Tool], 
     """
     from petool.evidence import rank_tools
 
-    if setting == "none":
-        head = [COMPACT_TASK_WITHOUT_HISTORY]
-    elif setting in COMPACT_EVIDENCE:
-        head = [COMPACT_TASK, COMPACT_EVIDENCE[setting].format(n=len(history))]
-    else:
-        raise ValueError(f"unknown setting {setting!r}; valid: p, r, c, none")
+    head = compact_head(setting, len(history))
     if size < 1:
         raise ValueError(f"a shortlist needs at least one candidate, got size {size}")
     ranked = rank_tools(query, history, candidates, setting)[:size]
