@@ -104,6 +104,9 @@ def test_end_to_end(app, page):
     page.get_by_text(re.compile(r"\d+ candidates; the functional cluster")).wait_for()
     page.get_by_text("Prompt preview").click()
     page.click("#b-preview")
+    expect(page.locator("#b-prompt")).to_contain_text("most likely first")  # the style the models read
+    page.locator("#b-style").get_by_text("paper", exact=True).click()
+    page.click("#b-preview")
     expect(page.locator("#b-prompt")).to_contain_text("Interaction history is:")
     page.click("#b-save")
     page.get_by_text(re.compile("Saved entry user-zoe")).wait_for()

@@ -11,6 +11,7 @@ import re
 import time
 from typing import Any
 
+from petool.models import DEFAULT_STYLE
 from petool.prompts import STYLES, build_messages
 from petool.schema import SETTINGS, Entry, Tool, ToolCall, Turn, split_tool_name
 from petool.store import entry_from_dict, entry_to_dict
@@ -477,7 +478,8 @@ def build(services: Services, entry_state, annotator, session):
     with gr.Accordion("Prompt preview", open=False):
         with gr.Row():
             pv_setting = gr.Radio(["p", "r", "c", "none"], value="p", label="setting")
-            pv_style = gr.Radio(list(STYLES), value="paper", label="prompt style")
+            # Default to what the app's models read; "paper" shows the authors' exact prompt.
+            pv_style = gr.Radio(list(STYLES), value=DEFAULT_STYLE["petool"], label="prompt style", elem_id="b-style")
             pv_btn = gr.Button("Preview", elem_id="b-preview")
         pv_system = gr.Code(label="system message (exact text)", language=None, elem_id="b-prompt")
         pv_user = gr.Textbox(label="user message", lines=1)
