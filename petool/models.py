@@ -365,7 +365,8 @@ class LocalPredictor:
         if self._grammar is None:
             self._grammar = CallGrammar(self.tokenizer, self.model.config.vocab_size)
         ids, dropped = fit_prompt(self.tokenizer, entry, setting, self.style, self.max_prompt_tokens)
-        allowed = prompt_candidates(entry, setting, self.style)
+        # The same history the prompt kept: dropping turns can change the shortlist's ranking.
+        allowed = prompt_candidates(entry, setting, self.style, history=entry.history(setting)[dropped:] if setting != "none" else None)
         matcher = self._grammar.matcher(allowed)
         # The time limit covers prompt fitting and grammar compiling too.
         left = None if self.max_time_s is None else max(0.0, self.max_time_s - (time.perf_counter() - t0))
