@@ -58,6 +58,16 @@ def fit_scores(query: str, candidates: list[Tool], twin_weight: float = 1.0) -> 
     return {name: round(score / best, 3) for name, score in raw.items()}
 
 
+# The chronological setting puts the 2-5 turns on non-preferred tools first (PETOOLBENCH.md §2),
+# so an opening run longer than this already reaches the preferred turns.
+OPENING_CALLS_MAX = 5
+
+# How much a candidate's likeness to the tools the user turned away from adds to its fit: those
+# tools are the ground truth's functional equivalents, so likeness to them finds the cluster.
+# Chosen on generated entries (weights 0.25-4 tried; 1 ranked best there).
+REJECTED_LIKENESS_WEIGHT = 1.0
+
+
 @dataclass
 class ToolEvidence:
     """What the history says of one candidate's tool (provider)."""
@@ -70,11 +80,12 @@ class ToolEvidence:
     in_leading_block: bool = False
 
 
-def history_evidence(history: list[Turn], candidates: list[Tool], fit: dict[str, float], fit_threshold: float = 0.5) -> dict[str, ToolEvidence]:
+def history_evidence(history: list[Turn], candidates: list[Tool]) -> dict[str, ToolEvidence]:
     """Evidence per candidate name from a history (positions are 1-based).
 
-    ``in_leading_block`` marks tools used in the opening run of turns on well-fitting candidates:
-    in the chronological setting those come first because the user liked them least.
+    ``in_leading_block`` marks the tools of the opening run of turns (at most
+    ``OPENING_CALLS_MAX``) that call alike candidates' tools: in the chronological setting
+    those come first because the user liked them least.
     """
     by_provider: dict[str, ToolEvidence] = {}
     for i, turn in enumerate(history, 1):
@@ -84,11 +95,22 @@ def history_evidence(history: list[Turn], candidates: list[Tool], fit: dict[str,
         ev.disliked += turn.rating == 0
         ev.first = ev.first or i
         ev.last = i
-    fitting = {provider_of(t.name) for t in candidates if fit.get(t.name, 0) >= fit_threshold}
-    lead = 0
-    while lead < len(history) and provider_of(history[lead].call.tool_name) in fitting:
-        lead += 1
-    leading = {provider_of(t.call.tool_name) for t in history[:lead]}
+    offered: dict[str, list[Tool]] = {}
+    for t in candidates:
+        offered.setdefault(provider_of(t.name), []).append(t)
+    leading: list[str] = []
+    for turn in history[:OPENING_CALLS_MAX]:
+        provider = provider_of(turn.call.tool_name)
+        if provider not in offered:
+            break
+        # The opening turns are on one functional cluster's tools, so a new tool joins the run
+        # only if it is alike one already in it; an unrelated candidate's tool ends the run.
+        if leading and provider not in leading and not any(
+            likeness(a, b) > 0 for known in leading for a in offered[known] for b in offered[provider]
+        ):
+            break
+        if provider not in leading:
+            leading.append(provider)
     out = {}
     for t in candidates:
         ev = by_provider.get(provider_of(t.name), ToolEvidence())
@@ -105,19 +127,43 @@ def preference_score(ev: ToolEvidence, setting: str) -> float:
     return float(ev.uses)
 
 
+def turned_away(ev: ToolEvidence, setting: str) -> bool:
+    """Whether the history marks the tool as one the user turned away from: disliked (r) or
+    among the opening calls (c). The benchmark puts those turns on the ground truth's
+    functional equivalents, so they also say which candidates form its cluster."""
+    return (setting == "r" and ev.disliked > 0) or (setting == "c" and ev.in_leading_block)
+
+
+def likeness(a: Tool, b: Tool) -> float:
+    """Jaccard overlap of two candidates' words (name, description, parameters)."""
+    wa, wb = set(words(tool_text(a))), set(words(tool_text(b)))
+    return len(wa & wb) / (len(wa | wb) or 1)
+
+
 def rank_tools(query: str, history: list[Turn], candidates: list[Tool], setting: str,
                fit_threshold: float = 0.5) -> list[tuple[Tool, float, ToolEvidence]]:
-    """Candidates ordered best first: well-fitting ones by preference, then by fit.
+    """Candidates ordered best first.
 
+    When the history turns the user away from some candidates' tools (r, c), the others are
+    ordered by fit plus likeness to those (the rejected tools' equivalents are the likely
+    answer) and the rejected come last. Otherwise well-fitting candidates (fit at least
+    ``fit_threshold``) come first, ordered by preference, then the rest by fit.
     A pure function of the prompt's inputs, so a prompt can show the candidates in this order
     (the ``shortlist`` style) and a rule can take the first (``baseline:evidence``).
     """
     fit = fit_scores(query, candidates)
-    evidence = history_evidence(history if setting != "none" else [], candidates, fit, fit_threshold)
+    evidence = history_evidence(history if setting != "none" else [], candidates)
+    rejected = [t for t in candidates if turned_away(evidence[t.name], setting)]
 
     def key(t: Tool):
+        pref = preference_score(evidence[t.name], setting)
+        if rejected:
+            if t in rejected:
+                return (False, fit[t.name], pref)
+            alike = max(likeness(t, other) for other in rejected)
+            return (True, fit[t.name] + REJECTED_LIKENESS_WEIGHT * alike, pref)
         fits = fit[t.name] >= fit_threshold
-        return (fits, preference_score(evidence[t.name], setting) if fits else 0.0, fit[t.name])
+        return (fits, pref if fits else 0.0, fit[t.name])
 
     ordered = sorted(candidates, key=key, reverse=True)
     return [(t, fit[t.name], evidence[t.name]) for t in ordered]

@@ -272,7 +272,7 @@ def compact_prompt(setting: str, history: list[Turn], candidates: list[Tool], qu
     fit = fit_scores(query, candidates) if query is not None else {}
     if query is not None:
         head.append(COMPACT_FIT)
-    evidence = history_evidence(history, candidates, fit) if fit and setting == "c" else {}
+    evidence = history_evidence(history, candidates) if setting == "c" else {}
     blocks = [
         compact_candidate(i, t, setting, history, fit.get(t.name), evidence[t.name].in_leading_block if evidence else False)
         for i, t in enumerate(candidates, 1)

@@ -3,8 +3,19 @@
 import pytest
 
 from petool.baselines import RuleBaseline
-from petool.evidence import ToolEvidence, fit_scores, history_evidence, preference_score, rank_candidates, words
-from petool.schema import Parameter, Tool
+from petool.evidence import (
+    OPENING_CALLS_MAX,
+    ToolEvidence,
+    fit_scores,
+    history_evidence,
+    likeness,
+    preference_score,
+    rank_candidates,
+    rank_tools,
+    turned_away,
+    words,
+)
+from petool.schema import Parameter, Tool, ToolCall, Turn
 from tests.fixtures.entries import FLIGHT, NEWS, WEATHER_A, WEATHER_B, weather_entry
 
 
@@ -26,14 +37,53 @@ def test_fit_prefers_tools_that_share_rare_words_with_the_query():
 
 def test_history_evidence_counts_uses_ratings_positions_and_the_leading_block():
     entry = weather_entry()
-    fit = fit_scores(entry.query, entry.candidates)
-    r = history_evidence(entry.history("r"), entry.candidates, fit)
+    r = history_evidence(entry.history("r"), entry.candidates)
     assert r[WEATHER_B] == ToolEvidence(uses=1, liked=0, disliked=1, first=2, last=2, in_leading_block=False)
     assert (r[WEATHER_A].uses, r[WEATHER_A].liked) == (1, 1)  # another API of SkyCast Pro, rated 1
-    c = history_evidence(entry.history("c"), entry.candidates, fit)
+    elsewhere = Turn("Convert 5 EUR", ToolCall("<Finance>.<FX>.<convert>", {"amount": 5}))
+    c = history_evidence([entry.history("c")[0], elsewhere, *entry.history("p")], entry.candidates)
     assert c[WEATHER_B].in_leading_block and c[WEATHER_B].first == 1
-    assert not c[WEATHER_A].in_leading_block
-    assert history_evidence([], entry.candidates, fit)[NEWS] == ToolEvidence()
+    assert not c[WEATHER_A].in_leading_block and c[WEATHER_A].last == 4  # after a turn off the candidates
+    assert history_evidence([], entry.candidates)[NEWS] == ToolEvidence()
+
+
+def test_the_opening_calls_stop_after_the_most_the_benchmark_puts_first():
+    entry = weather_entry()
+    bad = Turn("Weather for Oslo", ToolCall(WEATHER_B, {"q": "Oslo"}))
+    late = Turn("Forecast for Lyon", ToolCall(WEATHER_A, {"city": "Lyon"}))
+    c = history_evidence([bad] * OPENING_CALLS_MAX + [late], entry.candidates)
+    assert c[WEATHER_B].in_leading_block and not c[WEATHER_A].in_leading_block
+
+
+@pytest.mark.parametrize(
+    "setting, ev, away",
+    [
+        ("r", ToolEvidence(uses=2, liked=1, disliked=1), True),
+        ("r", ToolEvidence(uses=2, liked=2), False),
+        ("c", ToolEvidence(uses=1, in_leading_block=True), True),
+        ("p", ToolEvidence(uses=1, in_leading_block=True), False),  # p has no negative evidence
+        ("r", ToolEvidence(uses=1, in_leading_block=True), False),
+    ],
+)
+def test_turned_away_table(setting, ev, away):
+    assert turned_away(ev, setting) is away
+
+
+def test_the_rejected_tools_equivalent_ranks_first_even_without_history():
+    gold = Tool("<Ent>.<Fortune Cookie>.<healthcheck>", "The health check endpoint returns a status of 200 if the api is up")
+    rejected = Tool("<Ent>.<Meowfacts>.<healthcheck>", "The health check endpoint returns a status of 200 if the api is up")
+    other = Tool("<Data>.<Gis Engine>.<Health Check>", "Provide a way to test connectivity to the service")
+    liked = Tool("<Sports>.<WNBA>.<standings>", "Team standings and health of the league")
+    history = [
+        Turn("Check the health of Meowfacts", ToolCall(rejected.name), 0),
+        Turn("WNBA standings", ToolCall(liked.name), 1),
+        Turn("WNBA standings again", ToolCall(liked.name), 1),
+    ]
+    ranked = [t.name for t, _, _ in rank_tools("I want to check the health status of ... API.", history, [liked, other, rejected, gold], "r")]
+    assert ranked[0] == gold.name and ranked[-1] == rejected.name
+    chronological = [Turn(t.instruction, t.call) for t in history]
+    assert [t.name for t, _, _ in rank_tools("I want to check the health status of ... API.", chronological, [liked, other, rejected, gold], "c")][0] == gold.name
+    assert likeness(gold, rejected) > likeness(gold, other)
 
 
 @pytest.mark.parametrize(

@@ -53,9 +53,13 @@ def test_shows_the_best_ranked_candidates_in_rank_order(setting):
     ],
 )
 def test_history_evidence_decides_between_equivalent_tools(setting, first):
-    text = render_system_prompt(crowded_entry(), setting, "shortlist")
-    names = shown_names(text)
-    assert names[0] == first and WEATHER_B in names
+    entry = crowded_entry()
+    names = shown_names(render_system_prompt(entry, setting, "shortlist"))
+    assert names[0] == first
+    ranked = [t.name for t, _, _ in rank_tools(entry.query, entry.history(setting), entry.candidates, setting)]
+    # a tool the user turned away from (disliked, or only in the opening calls) ranks last
+    assert (ranked[-1] == WEATHER_B) == (setting != "p")
+    assert (WEATHER_B in names) == (setting == "p")
 
 
 def test_unrelated_tools_fall_off_the_list():
