@@ -74,6 +74,7 @@ class BuildConfig:
     p_query_is_example: float = 0.48  # query = the API's example scenario (real: 48%)
     p_turn_is_example: float = 0.5  # a history turn = its API's example, else a fresh phrasing
     p_minimal_template: float = 0.2  # query uses a template stating the fewest values
+    p_optional_stated: float = 0.45  # each optional parameter an instruction leaves out is stated after all (real golds: 1.66 parameters per call)
     tool_comb: tuple = (2, 37)  # size range of a user's preferred tool set per entry
     n_users: int = 400
     hard_negative_share: float = 0.5  # DPO: share of entries that also get a wrong-parameter pair
@@ -115,7 +116,7 @@ class BuildConfig:
         if self.n_users < 1:
             raise ValueError(f"n_users must be >= 1, got {self.n_users}")
         for name in ("p_k_max", "p_gt_tool_in_window", "p_query_in_r", "p_query_is_example", "p_turn_is_example",
-                     "p_minimal_template", "hard_negative_share", "paraphrase_share"):
+                     "p_minimal_template", "p_optional_stated", "hard_negative_share", "paraphrase_share"):
             v = getattr(self, name)
             if not 0.0 <= v <= 1.0:
                 raise ValueError(f"{name} must be a probability in 0..1, got {v!r}")
@@ -229,24 +230,86 @@ def mask_tool(text: str, tool_name: str) -> str:
     return text.replace(name, MASK) if name else text
 
 
-def phrase(api: API, catalog: Catalog, rng: random.Random, masked: bool, p_example: float, p_minimal: float = 0.0) -> tuple[str, dict, int | None]:
+def phrase(api: API, catalog: Catalog, rng: random.Random, masked: bool, p_example: float, p_minimal: float = 0.0,
+           p_optional: float = 0.0) -> tuple[str, dict, int | None]:
     """An instruction for ``api`` and the parameters it states.
 
     With probability ``p_minimal`` the template is drawn among those mentioning the fewest
     slots (users often state only what is required; the real data has many ``{}`` calls).
+    Otherwise each optional parameter the text leaves out is stated in an added clause with
+    probability ``p_optional`` ("..., sorted by price and on page 2."): real instructions
+    state optional values ("sorted by recent, with 20 items per response") and their calls
+    carry them, so a model must learn to copy every stated value.
 
     Returns (text, parameters, template index or None when the API's example was used).
     """
+    minimal = False
     if not api.templates or rng.random() < p_example:
         ex = api.examples[0] if len(api.examples) == 1 else rng.choice(api.examples)
         text = mask_tool(ex["Scenario"], api.tool) if masked else ex["Scenario"]
-        return text, dict(ex["Parameters"]), None
-    t_index = rng.randrange(len(api.templates))
-    if p_minimal and rng.random() < p_minimal:
-        counts = [len(_SLOTS.findall(t)) for t in api.templates]
-        t_index = rng.choice([i for i, n in enumerate(counts) if n == min(counts)])
-    text, params = fill_template(api, t_index, catalog, rng, MASK if masked else api.tool.strip())
+        text, params, t_index = text, dict(ex["Parameters"]), None
+    else:
+        t_index = rng.randrange(len(api.templates))
+        if p_minimal and rng.random() < p_minimal:
+            counts = [len(_SLOTS.findall(t)) for t in api.templates]
+            t_index = rng.choice([i for i, n in enumerate(counts) if n == min(counts)])
+            minimal = True
+        text, params = fill_template(api, t_index, catalog, rng, MASK if masked else api.tool.strip())
+    if p_optional and not minimal:
+        stated = [p for p in api.optional if p.name not in params and rng.random() < p_optional]
+        clauses = []
+        for p in stated:
+            params[p.name] = sample_value(api, p.name, catalog, rng)
+            clauses.append(optional_clause(p.name, params[p.name], rng))
+        text = add_clauses(text, clauses)
     return text, params, t_index
+
+
+_SORT, _PAGE = {"sort", "order", "sortby", "orderby"}, {"page", "pageno", "pagenumber"}
+_LIMIT = {"limit", "size", "count", "max", "results", "pagesize", "perpage", "num", "top"}
+
+
+def optional_clause(name: str, value, rng: random.Random) -> str:
+    """A short clause stating one parameter's value, worded after the parameter's name.
+
+    Example:
+        >>> optional_clause("sortBy", "price_asc", random.Random(0))
+        'sorted by price_asc'
+    """
+    label = " ".join(w.lower() for w in re.findall(r"[A-Za-z][a-z]*|[0-9]+", name)) or name
+    key = label.replace(" ", "")
+    shown = _as_text(value)
+    if isinstance(value, bool):
+        return rng.choice([f"with {label} {'on' if value else 'off'}", f"{label} set to {'true' if value else 'false'}"])
+    if key in _SORT or label.startswith("sort"):
+        return rng.choice([f"sorted by {shown}", f"ordered by {shown}"])
+    if key in _PAGE:
+        return rng.choice([f"on page {shown}", f"page {shown}"])
+    if key in _LIMIT or label.endswith(("limit", "size", "count")):
+        return rng.choice([f"with {label} {shown}", f"limited to {shown} results", f"{label} {shown}"])
+    if key in {"lang", "language", "locale", "hl"}:
+        return rng.choice([f"in language {shown}", f"with {label} {shown}"])
+    if key in {"country", "region", "market", "gl"}:
+        return rng.choice([f"for {label} {shown}", f"in {label} {shown}"])
+    if key in {"currency", "cur"}:
+        return rng.choice([f"in {shown} currency", f"with currency {shown}"])
+    return rng.choice([f"with {label} {shown}", f"{label} {shown}", f"with {label} set to {shown}", f"using {label} {shown}"])
+
+
+def add_clauses(text: str, clauses: list[str]) -> str:
+    """Append clauses before the sentence's closing punctuation.
+
+    Example:
+        >>> add_clauses("List hotels in Rome.", ["sorted by price", "on page 2"])
+        'List hotels in Rome, sorted by price and on page 2.'
+    """
+    if not clauses:
+        return text
+    body = text.rstrip()
+    end = body[-1] if body and body[-1] in ".?!" else ""
+    body = body[:-1] if end else body
+    tail = clauses[0] if len(clauses) == 1 else ", ".join(clauses[:-1]) + " and " + clauses[-1]
+    return f"{body}, {tail}{end or '.'}"
 
 
 def fill_template(api: API, t_index: int, catalog: Catalog, rng: random.Random, tool_text: str, values: dict | None = None) -> tuple[str, dict]:
@@ -323,8 +386,8 @@ def _api_record(api: API, catalog: Catalog, api_id: int) -> dict:
     }
 
 
-def _turn(api: API, catalog: Catalog, rng: random.Random, p_example: float, rating: int | None = None) -> Turn:
-    text, params, _ = phrase(api, catalog, rng, masked=False, p_example=p_example)
+def _turn(api: API, catalog: Catalog, rng: random.Random, p_example: float, rating: int | None = None, p_optional: float = 0.0) -> Turn:
+    text, params, _ = phrase(api, catalog, rng, masked=False, p_example=p_example, p_optional=p_optional)
     return Turn(text, ToolCall(api.full_name, params), rating)
 
 
@@ -382,7 +445,7 @@ class _Builder:
         def other_turn() -> Turn:
             tool = cat.tool_by_key[rng.choice(others)]
             choices = [a for a in tool.apis if a is not gt_api]
-            return _turn(rng.choice(choices), cat, rng, cfg.p_turn_is_example, 1)
+            return _turn(rng.choice(choices), cat, rng, cfg.p_turn_is_example, 1, cfg.p_optional_stated)
 
         p_turns = [other_turn() for _ in range(window_n)]
         gt_slots: list[int] = []
@@ -390,7 +453,7 @@ class _Builder:
             n_gt = 1 + (rng.random() < 0.35) + (rng.random() < 0.1)
             gt_slots = sorted(rng.sample(range(window_n), min(window_n, n_gt)))
             for i in gt_slots:
-                p_turns[i] = _turn(rng.choice(gt_tool_apis), cat, rng, cfg.p_turn_is_example, 1)
+                p_turns[i] = _turn(rng.choice(gt_tool_apis), cat, rng, cfg.p_turn_is_example, 1, cfg.p_optional_stated)
         else:
             p_turns = [t for t in p_turns if provider_of(t.call.tool_name) != gt_api.provider] or p_turns
             while len(p_turns) < window_n:
@@ -399,7 +462,8 @@ class _Builder:
                     p_turns.append(t)
 
         # --- query on the ground truth, tool names masked.
-        query, params, t_index = phrase(gt_api, cat, rng, masked=True, p_example=cfg.p_query_is_example, p_minimal=cfg.p_minimal_template)
+        query, params, t_index = phrase(gt_api, cat, rng, masked=True, p_example=cfg.p_query_is_example, p_minimal=cfg.p_minimal_template,
+                                       p_optional=cfg.p_optional_stated)
         if self.paraphraser and rng.random() < cfg.paraphrase_share:
             query = self.paraphraser(query, params)
 
@@ -416,7 +480,7 @@ class _Builder:
                 neg.append(self._query_on(alt, gt_api, query, params, t_index, rng))
             else:
                 api = rng.choice(cat.tool_by_key[alt.provider].apis)
-                neg.append(_turn(api, cat, rng, cfg.p_turn_is_example, 0))
+                neg.append(_turn(api, cat, rng, cfg.p_turn_is_example, 0, cfg.p_optional_stated))
         keep = list(range(len(p_turns)))
         excess = len(p_turns) + len(neg) - cfg.window
         if excess > 0:
@@ -582,7 +646,9 @@ def dpo_negatives(entry: Entry, rng: random.Random) -> list[ToolCall]:
     - one call per non-preferred cluster alternative among the candidates, with the ground
       truth's values carried onto the alternative's parameter names;
     - right tool, wrong parameter value (one value changed, same type);
-    - right tool, wrong parameter name (one key renamed to the alternative's or another name).
+    - right tool, wrong parameter name (one key renamed to the alternative's or another name);
+    - right tool, a stated optional parameter left out (the commonest parameter error of small
+      models on the real entries).
     Every returned call differs from the ground truth.
     """
     gt = entry.ground_truth
@@ -601,6 +667,10 @@ def dpo_negatives(entry: Entry, rng: random.Random) -> list[ToolCall]:
         if new_name:
             params = {(new_name if k == name else k): v for k, v in gt.parameters.items()}
             out.append(ToolCall(gt.tool_name, params))
+        optional = sorted(set(gt.parameters) & {p.name for p in gt_tool.optional_parameters}) if gt_tool else []
+        if optional:
+            dropped = rng.choice(optional)
+            out.append(ToolCall(gt.tool_name, {k: v for k, v in gt.parameters.items() if k != dropped}))
     elif gt_tool and gt_tool.optional_parameters:
         p = rng.choice(gt_tool.optional_parameters)
         out.append(ToolCall(gt.tool_name, {p.name: p.default if p.default not in ("", None) else "1"}))

@@ -15,7 +15,7 @@ import pytest
 
 from petool.bench import (
     PROFILES, BuildConfig, Paraphraser, build, build_entries, dpo_negatives, explain_preference, make_user,
-    negative_kind, preferred_api,
+    add_clauses, negative_kind, optional_clause, phrase, preferred_api,
 )
 from petool.catalog import load_catalog
 from petool.formats import load_entries
@@ -155,9 +155,13 @@ def test_dpo_negatives(shipped_entries):
             kinds[kind] += 1
             if kind == "preference":
                 assert n.tool_name in e.cluster and n.tool_name != gt.tool_name
-                # values carried onto the alternative's own parameter names
-                assert sorted(map(json.dumps, n.parameters.values())) == sorted(map(json.dumps, gt.parameters.values()))
-    assert kinds["preference"] and kinds["param_value"] and kinds["param_name"]
+                # values carried onto the alternative's own parameter names (those it has)
+                carried, given = Counter(map(json.dumps, n.parameters.values())), Counter(map(json.dumps, gt.parameters.values()))
+                assert not carried - given
+            if kind == "param_name" and set(n.parameters) < set(gt.parameters):
+                kinds["param_missing"] += 1
+                assert len(n.parameters) == len(gt.parameters) - 1 and n.parameters.items() <= gt.parameters.items()
+    assert kinds["preference"] and kinds["param_value"] and kinds["param_name"] and kinds["param_missing"]
 
 
 def _digest(folder: Path) -> dict:
@@ -249,3 +253,48 @@ def test_rule_baselines_behave_as_on_real_data(shipped_entries):
     assert acc("ratings", "r") > floor + 0.4
     assert acc("frequent", "p") > floor + 0.15
     assert acc("latest", "c") < acc("ratings", "r") - 0.2
+
+
+@pytest.mark.parametrize(
+    "name, value, expected",
+    [
+        ("sortBy", "price_asc", {"sorted by price_asc", "ordered by price_asc"}),
+        ("page", 2, {"on page 2", "page 2"}),
+        ("limit", 20, {"with limit 20", "limited to 20 results", "limit 20"}),
+        ("lang", "en", {"in language en", "with lang en"}),
+        ("currency", "USD", {"in USD currency", "with currency USD"}),
+        ("nonstop", True, {"with nonstop on", "nonstop set to true"}),
+        ("tags", ["a", "b"], {"with tags a, b", "tags a, b", "with tags set to a, b", "using tags a, b"}),
+    ],
+)
+def test_optional_clause_states_the_value_in_words_named_after_the_parameter(name, value, expected):
+    seen = {optional_clause(name, value, random.Random(seed)) for seed in range(40)}
+    assert seen == expected
+
+
+@pytest.mark.parametrize(
+    "text, clauses, expected",
+    [
+        ("List hotels in Rome.", ["sorted by price"], "List hotels in Rome, sorted by price."),
+        ("Who is Radiohead?", ["in language pt", "page 2"], "Who is Radiohead, in language pt and page 2?"),
+        ("Show repos", ["a", "b", "c"], "Show repos, a, b and c."),
+        ("Show repos.", [], "Show repos."),
+    ],
+)
+def test_add_clauses_table(text, clauses, expected):
+    assert add_clauses(text, clauses) == expected
+
+
+def test_stated_optional_parameters_are_in_the_call_and_the_text():
+    catalog = load_catalog()
+    api = next(a for t in catalog.tools for a in t.apis if len(a.optional) >= 3 and a.templates)
+    rng = random.Random(3)
+    for _ in range(20):
+        text, params, _ = phrase(api, catalog, rng, masked=True, p_example=0.0, p_optional=1.0)
+        assert {p.name for p in api.optional} <= set(params)
+        for p in api.optional:
+            value = params[p.name]
+            if not isinstance(value, bool):
+                assert str(value if not isinstance(value, list) else value[0]) in text
+    text, params, _ = phrase(api, catalog, random.Random(3), masked=True, p_example=0.0, p_optional=0.0)
+    assert not {p.name for p in api.optional} <= set(params)  # without clauses the templates state fewer
