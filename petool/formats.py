@@ -74,6 +74,7 @@ def load_entries(path: str | os.PathLike, strict: bool = False) -> LoadResult:
             part = load_entries(f, strict)
             result.entries += part.entries
             result.problems += part.problems
+        result.entries = merge_settings(result.entries)
         return result
     data = read_json(path)
     if not isinstance(data, list):
@@ -91,6 +92,34 @@ def load_entries(path: str | os.PathLike, strict: bool = False) -> LoadResult:
         result.entries.append(entry)
         result.kind = result.kind or kind
     return result
+
+
+def merge_settings(entries: list[Entry]) -> list[Entry]:
+    """One entry per id: release files hold one setting each, so a folder of them gives every
+    entry once per file; those with the same id, query and gold call are joined (histories
+    merged), in first-seen order. Entries that disagree stay apart.
+
+    Example:
+        >>> from petool.schema import ToolCall
+        >>> a = Entry(1, "q", [], ToolCall("<A>.<B>.<c>"), {"p": []})
+        >>> b = Entry(1, "q", [], ToolCall("<A>.<B>.<c>"), {"r": []})
+        >>> [sorted(e.histories) for e in merge_settings([a, b])]
+        [['p', 'r']]
+    """
+    merged: dict[str, Entry] = {}
+    out: list[Entry] = []
+    for entry in entries:
+        first = merged.get(entry.key)
+        if first is not None and first.query == entry.query and first.ground_truth == entry.ground_truth \
+                and not set(first.histories) & set(entry.histories):
+            first.histories.update(entry.histories)
+            first.cluster = first.cluster or entry.cluster
+            first.history_length = first.history_length if first.history_length is not None else entry.history_length
+            continue
+        if first is None:
+            merged[entry.key] = entry
+        out.append(entry)
+    return out
 
 
 def entry_from_json(d: Any) -> tuple[Entry, str]:

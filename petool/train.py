@@ -788,8 +788,8 @@ def library_versions() -> dict:
 def write_loss_plot(log_history: list[dict], path: str | os.PathLike, title: str = "training") -> Path:
     """Plot every logged loss-like series (train loss, eval loss, DPO reward accuracy/margin) by step.
 
-    The HTML loads plotly.js from its CDN to stay small; ``log_history.json`` beside it holds
-    the same numbers for offline use.
+    plotly.js is written beside the HTML (``plotly.min.js``, shared by the folder's plots), so
+    the plot opens offline; ``log_history.json`` holds the same numbers.
     """
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
@@ -804,7 +804,7 @@ def write_loss_plot(log_history: list[dict], path: str | os.PathLike, title: str
             fig.add_trace(go.Scatter(x=steps, y=values, mode="lines+markers", name=name), row=row, col=1)
     fig.update_layout(title=title, xaxis_title="step", height=400 if not others else 700)
     path = Path(path)
-    fig.write_html(str(path), include_plotlyjs="cdn", full_html=True)
+    fig.write_html(str(path), include_plotlyjs="directory", full_html=True)
     return path
 
 

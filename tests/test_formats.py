@@ -42,7 +42,19 @@ def test_release_files_layout_and_read_back(tmp_path):
     assert single.kind == "release" and sorted(single.entries[0].histories) == ["r"]
     assert single.entries[0].settings == ["r", "none"]
     folder = formats.load_entries(tmp_path)
-    assert len(folder.entries) == 8 and folder.problems == []
+    # one entry per id, its settings joined from the four files (not one entry per file)
+    assert [e.entry_id for e in folder.entries] == [7, "e-2"] and folder.problems == []
+    for got, want in zip(folder.entries, entries):
+        assert got.settings == ["p", "r", "c", "none"]
+        assert {s: [t.to_json() for t in h] for s, h in got.histories.items()} == {s: [t.to_json() for t in h] for s, h in want.histories.items()}
+
+
+def test_entries_that_disagree_under_one_id_stay_apart():
+    a, b = weather_entry(), weather_entry()
+    b.query = "another question"
+    assert len(formats.merge_settings([a, b])) == 2
+    c, d = weather_entry(), weather_entry()  # both carry p, r, c: a duplicate, not two halves
+    assert len(formats.merge_settings([c, d])) == 2
 
 
 def test_malformed_entries_are_reported_with_position_and_the_rest_load(tmp_path):
