@@ -135,7 +135,12 @@ class DecodeResult:
 
 def _forced_tokens(matcher, tokenizer) -> list[int]:
     """Tokens for the text the grammar forces next, accepted into ``matcher`` (or none)."""
-    text = matcher.find_jump_forward_string()
+    try:
+        text = matcher.find_jump_forward_string()
+    except UnicodeDecodeError:
+        # The forced bytes can stop inside a multi-byte character (the model has written the
+        # first bytes of an "é" or an emoji): nothing to jump; the model decodes it step by step.
+        return []
     if not text:
         return []
     # The last forced token is left to the model: it may merge with what follows (`": ` then `"`

@@ -124,3 +124,20 @@ def test_the_last_forced_token_is_left_to_the_model(tiny):
     full = tok.encode(text, add_special_tokens=False)
     jumped = _forced_tokens(matcher, tok)
     assert len(full) > 1 and jumped == full[:-1]
+
+
+def test_a_jump_that_would_stop_inside_a_character_is_left_to_the_model(tiny):
+    """After the first byte of an emoji the grammar forces the rest of its bytes, which are not
+    text on their own (xgrammar raises UnicodeDecodeError); decoding must go on step by step."""
+    from petool.decoding import _forced_tokens
+
+    model, tok, grammar = tiny
+    tool = Tool("<A>.<📰 News>.<x>")
+    matcher = grammar.matcher([tool])
+    assert matcher.accept_string('{"tool_name": "<A>.<') and matcher.accept_token(tok.convert_tokens_to_ids("ð"))
+    with pytest.raises(UnicodeDecodeError):
+        matcher.find_jump_forward_string()
+    assert _forced_tokens(matcher, tok) == []
+    # the whole loop gets through such a name (the model is free to pick byte tokens)
+    result = constrained_generate(model, tok, _prompt(tok), grammar.matcher([tool, Tool("<A>.<📰 Old>.<y>")]), 120)
+    assert result.complete and json.loads(tok.decode(result.token_ids))["tool_name"].startswith("<A>.<📰")
