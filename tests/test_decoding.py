@@ -96,7 +96,7 @@ def test_close_call_table(text, expected):
 
 def test_grammar_bounds_strings_and_numbers(tiny):
     _, _, grammar = tiny
-    tool = [Tool("<A>.<B>.<c>", required_parameters=[Parameter("q")])]
+    tool = [Tool("<A>.<B>.<c>", required_parameters=[Parameter("q", "")])]  # untyped: any scalar
     head = '{"tool_name": "<A>.<B>.<c>", "parameters": {"q": '
     cases = {
         '123}}': True, "-1.5e10}}": True, '"é 😀 ok"}}': True, "true}}": True,
@@ -141,3 +141,23 @@ def test_a_jump_that_would_stop_inside_a_character_is_left_to_the_model(tiny):
     # the whole loop gets through such a name (the model is free to pick byte tokens)
     result = constrained_generate(model, tok, _prompt(tok), grammar.matcher([tool, Tool("<A>.<📰 Old>.<y>")]), 120)
     assert result.complete and json.loads(tok.decode(result.token_ids))["tool_name"].startswith("<A>.<📰")
+
+
+@pytest.mark.parametrize(
+    "param_type, good, bad",
+    [
+        ("NUMBER", ["3", "-1.5"], ['"3"', "true"]),
+        ("STRING", ['"3"', '"Rome"'], ["3", "false"]),
+        ("ENUM", ['"asc"'], ["1"]),
+        ("DATE (YYYY-MM-DD)", ['"2024-05-01"'], ["20240501"]),
+        ("BOOLEAN", ["true", "false"], ['"true"', "1"]),
+        ("", ["3", '"3"', "true"], ["null"]),
+    ],
+)
+def test_values_follow_the_declared_type(tiny, param_type, good, bad):
+    _, _, grammar = tiny
+    tool = [Tool("<A>.<B>.<c>", optional_parameters=[Parameter("v", param_type)])]
+    head = '{"tool_name": "<A>.<B>.<c>", "parameters": {"v": '
+    for text, ok in [(g, True) for g in good] + [(b, False) for b in bad]:
+        m = grammar.matcher(tool)
+        assert (m.accept_string(head + text + "}}") and m.is_terminated()) == ok, (param_type, text)
