@@ -247,7 +247,7 @@ def phrase(api: API, catalog: Catalog, rng: random.Random, masked: bool, p_examp
     if not api.templates or rng.random() < p_example:
         ex = api.examples[0] if len(api.examples) == 1 else rng.choice(api.examples)
         text = mask_tool(ex["Scenario"], api.tool) if masked else ex["Scenario"]
-        text, params, t_index = text, dict(ex["Parameters"]), None
+        params, t_index = dict(ex["Parameters"]), None
     else:
         t_index = rng.randrange(len(api.templates))
         if p_minimal and rng.random() < p_minimal:

@@ -11,6 +11,7 @@ import math
 import re
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 
 from petool.schema import Entry, Tool, Turn, provider_of, split_tool_name
 
@@ -134,9 +135,15 @@ def turned_away(ev: ToolEvidence, setting: str) -> bool:
     return (setting == "r" and ev.disliked > 0) or (setting == "c" and ev.in_leading_block)
 
 
+@lru_cache(maxsize=4096)
+def _word_set(text: str) -> frozenset[str]:
+    # likeness runs for every candidate pair each time a prompt is ranked: split each text once
+    return frozenset(words(text))
+
+
 def likeness(a: Tool, b: Tool) -> float:
     """Jaccard overlap of two candidates' words (name, description, parameters)."""
-    wa, wb = set(words(tool_text(a))), set(words(tool_text(b)))
+    wa, wb = _word_set(tool_text(a)), _word_set(tool_text(b))
     return len(wa & wb) / (len(wa | wb) or 1)
 
 
