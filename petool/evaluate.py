@@ -164,6 +164,10 @@ def evaluate(
             except Exception as exc:  # one failing entry must not lose the rest of a long run
                 generation, error = None, f"{type(exc).__name__}: {exc}"
             row = record_for(entry, setting, predictor.name, generation, parse_mode, error)
+            details = getattr(predictor, "last", None) or {}
+            if generation and details.get("tool_scores"):
+                # how the tool was chosen: each shortlisted name's log-likelihood and prior bias
+                row["tool_choice"] = {"scores": details["tool_scores"], "bias": details.get("tool_bias")}
             f.write(json.dumps(row, ensure_ascii=False) + "\n")
             f.flush()
             if bar:

@@ -176,6 +176,33 @@ def rank_tools(query: str, history: list[Turn], candidates: list[Tool], setting:
     return [(t, fit[t.name], evidence[t.name]) for t in ordered]
 
 
+# Where the ground truth lands in the ranking, by setting: its share at ranks 1..4 among the
+# generated entries whose shortlist holds it (600 generated test entries per setting, seed 101;
+# `python benchmarks/tool_choice.py --ranks-only` prints them). A prior for the tool choice.
+GOLD_RANK_SHARE = {
+    "p": (0.735, 0.192, 0.043, 0.029),
+    "r": (0.886, 0.063, 0.033, 0.018),
+    "c": (0.881, 0.063, 0.038, 0.018),
+}
+
+
+def rank_log_prior(setting: str, n: int) -> list[float]:
+    """Log prior of the ground truth being at each of the first ``n`` ranks (``GOLD_RANK_SHARE``,
+    renormalized over ``n``; flat where the setting has no history to rank by).
+
+    Example:
+        >>> [round(x, 2) for x in rank_log_prior("r", 2)]
+        [-0.07, -2.71]
+    """
+    shares = GOLD_RANK_SHARE.get(setting)
+    if not shares or n <= 0:
+        return [0.0] * max(n, 0)
+    # ranks past the table's end get the last rank's share
+    shares = [shares[min(k, len(shares) - 1)] for k in range(n)]
+    total = sum(shares)
+    return [math.log(x / total) for x in shares]
+
+
 def rank_candidates(entry: Entry, setting: str, fit_threshold: float = 0.5) -> list[tuple[Tool, float, ToolEvidence]]:
     """``rank_tools`` over an entry's query, history in ``setting`` and candidates."""
     history = entry.history(setting) if setting != "none" else []

@@ -15,7 +15,9 @@ Two generation modes:
   samples follows the model's generation config (SmolLM2's: greedy).
 - ``petool``: the prompt is fitted to the context window by dropping the oldest history turns
   (never candidates or query), and decoding is constrained to a call on a candidate
-  (petool.decoding), greedy, stopping when the call is complete.
+  (petool.decoding), greedy, stopping when the call is complete. In the ``shortlist`` style the
+  tool is chosen as a whole: the model's log-likelihood of each shortlisted name plus
+  ``rank_prior_weight`` times the log prior of its rank (petool.evidence.rank_log_prior).
 """
 
 from __future__ import annotations
@@ -50,6 +52,8 @@ PAPER_MAX_PROMPT_TOKENS = 4000
 PAPER_MAX_NEW_TOKENS = 256
 PAPER_TEMPERATURE = 0.1
 PETOOL_MAX_NEW_TOKENS = 256
+DEFAULT_RANK_PRIOR_WEIGHT = 1.0
+"""Weight of the ranking's log prior in the shortlist style's tool choice (0: the model alone)."""
 DEFAULT_STYLE = {"paper": "paper", "petool": "shortlist"}
 
 
@@ -271,7 +275,8 @@ class LocalPredictor:
 
     def __init__(self, model, tokenizer, source: ModelSource, info: dict, adapter: Path | None = None,
                  mode: str = "petool", style: str | None = None, max_new_tokens: int | None = None,
-                 max_prompt_tokens: int | None = None, max_time_s: float | None = None):
+                 max_prompt_tokens: int | None = None, max_time_s: float | None = None,
+                 rank_prior_weight: float | None = None):
         if mode not in MODES:
             raise ValueError(f"unknown mode {mode!r}; valid: {', '.join(MODES)}")
         style = style or DEFAULT_STYLE[mode]
@@ -281,8 +286,11 @@ class LocalPredictor:
             raise ValueError(f"max_new_tokens must be >= 1, got {max_new_tokens}")
         if max_time_s is not None and max_time_s <= 0:
             raise ValueError(f"max_time_s must be > 0, got {max_time_s}")
+        if rank_prior_weight is not None and not 0 <= rank_prior_weight < float("inf"):
+            raise ValueError(f"rank_prior_weight must be a finite number >= 0, got {rank_prior_weight}")
         self.max_time_s = max_time_s
         """Wall-clock limit per call: generation stops there and ``last["timed_out"]`` says so."""
+        self.rank_prior_weight = DEFAULT_RANK_PRIOR_WEIGHT if rank_prior_weight is None else rank_prior_weight
         self.model, self.tokenizer, self.source, self.info = model, tokenizer, source, info
         self.adapter, self.mode, self.style = adapter, mode, style
         self.max_new_tokens = max_new_tokens or (PAPER_MAX_NEW_TOKENS if mode == "paper" else PETOOL_MAX_NEW_TOKENS)
@@ -298,7 +306,10 @@ class LocalPredictor:
         base = self.source.name
         if self.adapter_enabled and self.adapter is not None:
             base += "+" + self.adapter.name
-        return base if self.mode == "petool" and self.style == DEFAULT_STYLE["petool"] else f"{base}[{self.mode},{self.style}]"
+        if self.mode != "petool" or self.style != DEFAULT_STYLE["petool"]:
+            return f"{base}[{self.mode},{self.style}]"
+        # a run folder resumes only under the same name, so a non-default weight is part of it
+        return base if self.rank_prior_weight == DEFAULT_RANK_PRIOR_WEIGHT else f"{base}[rank-prior {self.rank_prior_weight:g}]"
 
     def use_adapter(self, enabled: bool) -> None:
         """Generate with the adapter on or off (the base model), on the same weights in memory."""
@@ -319,6 +330,7 @@ class LocalPredictor:
             "dtype": self.info.get("dtype"),
             "max_new_tokens": self.max_new_tokens,
             "max_time_s": self.max_time_s,
+            "rank_prior_weight": self.rank_prior_weight if self.mode == "petool" and self.style == "shortlist" else None,
             "max_prompt_tokens": PAPER_MAX_PROMPT_TOKENS if self.mode == "paper" else self.max_prompt_tokens,
         }
 
@@ -368,22 +380,29 @@ class LocalPredictor:
         # The same history the prompt kept: dropping turns can change the shortlist's ranking.
         allowed = prompt_candidates(entry, setting, self.style, history=entry.history(setting)[dropped:] if setting != "none" else None)
         matcher = self._grammar.matcher(allowed)
+        bias = None
+        if self.style == "shortlist" and self.rank_prior_weight > 0 and len(allowed) > 1:
+            from petool.evidence import rank_log_prior
+
+            bias = {t.name: self.rank_prior_weight * lp for t, lp in zip(allowed, rank_log_prior(setting, len(allowed)))}
         # The time limit covers prompt fitting and grammar compiling too.
         left = None if self.max_time_s is None else max(0.0, self.max_time_s - (time.perf_counter() - t0))
-        result = constrained_generate(self.model, self.tokenizer, ids, matcher, self.max_new_tokens, left)
+        result = constrained_generate(self.model, self.tokenizer, ids, matcher, self.max_new_tokens, left, bias)
         text = self.tokenizer.decode(result.token_ids, skip_special_tokens=True)
         if not result.complete:
             text = close_call(text, allowed)
         self.last = {"prompt_tokens": len(ids), "dropped_turns": dropped, "model_steps": result.model_steps,
                      "forced_tokens": result.forced_tokens, "complete": result.complete,
-                     "prefill_s": result.prefill_s, "decode_s": result.decode_s, "timed_out": result.timed_out}
+                     "prefill_s": result.prefill_s, "decode_s": result.decode_s, "timed_out": result.timed_out,
+                     "tool_scores": result.tool_scores, "tool_bias": bias}
         return text, len(ids), len(result.token_ids)
 
 
 def load_predictor(model: str | None = "default", adapter: str | None = None, mode: str = "petool",
                    style: str | None = None, max_new_tokens: int | None = None, load_in_4bit: bool = False,
                    device: str | None = None, max_prompt_tokens: int | None = None,
-                   progress: Callable[[str], None] | None = None, max_time_s: float | None = None, **remote_kwargs):
+                   progress: Callable[[str], None] | None = None, max_time_s: float | None = None,
+                   rank_prior_weight: float | None = None, **remote_kwargs):
     """Load a predictor: ``openai:NAME`` goes to petool.remote, anything else is a local causal LM.
 
     Args:
@@ -400,6 +419,8 @@ def load_predictor(model: str | None = "default", adapter: str | None = None, mo
         progress: called with one-line messages (conversion, loading); default: logging.
         max_time_s: wall-clock limit per call (local: generation stops and keeps what it wrote;
             ``openai:``: the request timeout, unless ``timeout`` is given).
+        rank_prior_weight: shortlist style: weight of the ranking's log prior in the tool choice
+            (default ``DEFAULT_RANK_PRIOR_WEIGHT``; 0 lets the model choose alone).
     Raises:
         ModelNotFound: with what to install or set.
     """
@@ -421,4 +442,5 @@ def load_predictor(model: str | None = "default", adapter: str | None = None, mo
 
         base = PeftModel.from_pretrained(base, str(adapter_path))
         base.eval()
-    return LocalPredictor(base, tokenizer, source, info, adapter_path, mode, style, max_new_tokens, max_prompt_tokens, max_time_s)
+    return LocalPredictor(base, tokenizer, source, info, adapter_path, mode, style, max_new_tokens, max_prompt_tokens, max_time_s,
+                          rank_prior_weight)

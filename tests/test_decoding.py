@@ -11,13 +11,15 @@ from tests.fixtures.entries import FLIGHT, NEWS, WEATHER_A, weather_entry
 ODD = Tool('<Ads>.<👋 Demo Project_v12 >.<get {id}/x\\y "q">', "odd characters in the name")
 
 
-def test_schema_is_any_of_candidates_with_optional_declared_parameters():
+def test_schema_is_any_of_candidates_with_declared_parameters_required_ones_required():
     entry = weather_entry()
     schema = call_schema(entry.candidates)
     assert [o["properties"]["tool_name"]["const"] for o in schema["anyOf"]] == [t.name for t in entry.candidates]
     weather = schema["anyOf"][1]["properties"]["parameters"]
     assert list(weather["properties"]) == ["city", "days", "units"]
-    assert weather["additionalProperties"] is False and "required" not in weather
+    assert weather["additionalProperties"] is False and weather["required"] == ["city"]
+    flight = schema["anyOf"][2]["properties"]["parameters"]  # only optional parameters
+    assert list(flight["properties"]) == ["date"] and "required" not in flight
 
 
 def test_schema_needs_candidates():
@@ -113,6 +115,21 @@ def test_grammar_bounds_strings_and_numbers(tiny):
     assert not m.accept_string('{"tool_name": "<A>.<B>.<c>", "parameters": {"x": 1}}')  # unknown parameter
 
 
+def test_grammar_requires_required_parameters_and_allows_skipping_optional_ones(tiny):
+    _, _, grammar = tiny
+    tool = Tool("<A>.<B>.<c>", required_parameters=[Parameter("city", "STRING")],
+                optional_parameters=[Parameter("days", "NUMBER"), Parameter("units", "ENUM")])
+    head = '{"tool_name": "<A>.<B>.<c>", "parameters": '
+    cases = {
+        '{"city": "Rome"}}': True, '{"city": "Rome", "units": "metric"}}': True,
+        '{"city": "Rome", "days": 2, "units": "metric"}}': True,
+        "{}}": False, '{"days": 2}}': False,  # the required city is missing
+    }
+    for text, ok in cases.items():
+        m = grammar.matcher([tool])
+        assert (m.accept_string(head + text) and m.is_terminated()) == ok, text
+
+
 def test_the_last_forced_token_is_left_to_the_model(tiny):
     """Forcing `": ` whole would end on a lone space token, which the model never saw before a
     value in training (it writes ` "` as one token); so the jump stops one token short."""
@@ -161,3 +178,53 @@ def test_values_follow_the_declared_type(tiny, param_type, good, bad):
     for text, ok in [(g, True) for g in good] + [(b, False) for b in bad]:
         m = grammar.matcher(tool)
         assert (m.accept_string(head + text + "}}") and m.is_terminated()) == ok, (param_type, text)
+
+
+def test_tool_bias_chooses_the_whole_name_and_reports_each_names_likelihood(tiny):
+    import torch
+
+    from petool.decoding import call_head
+
+    model, tok, grammar = tiny
+    candidates = weather_entry().candidates + [ODD]
+    prompt = _prompt(tok, "weather in Rome")
+    for favoured in candidates:
+        bias = {t.name: (1e4 if t is favoured else 0.0) for t in candidates}  # random-model names differ by ~100s
+        result = constrained_generate(model, tok, prompt, grammar.matcher(candidates), 200, tool_bias=bias)
+        call = json.loads(tok.decode(result.token_ids, skip_special_tokens=True))
+        assert result.complete and call["tool_name"] == favoured.name
+        assert set(result.tool_scores) == {t.name for t in candidates}
+    # each score is the log-likelihood of the call's head after the prompt, computed without a cache
+    for name, score in result.tool_scores.items():
+        head = tok.encode(call_head(name), add_special_tokens=False)
+        with torch.inference_mode():
+            logp = torch.log_softmax(model(input_ids=torch.tensor([prompt + head])).logits[0].float(), dim=-1)
+        direct = sum(float(logp[len(prompt) - 1 + i, t]) for i, t in enumerate(head))
+        assert score == pytest.approx(direct, abs=1e-3), name
+
+
+def test_tool_bias_zero_follows_the_likeliest_name(tiny):
+    model, tok, grammar = tiny
+    candidates = weather_entry().candidates
+    result = constrained_generate(model, tok, _prompt(tok), grammar.matcher(candidates), 200,
+                                  tool_bias={t.name: 0.0 for t in candidates})
+    best = max(result.tool_scores, key=result.tool_scores.get)
+    assert json.loads(tok.decode(result.token_ids))["tool_name"] == best
+
+
+def test_call_head_is_how_a_whole_call_starts():
+    from petool.decoding import call_head
+
+    call = json.dumps({"tool_name": ODD.name, "parameters": {"a": 1}}, ensure_ascii=False)
+    assert call.startswith(call_head(ODD.name)) and call_head(ODD.name).endswith('",')
+
+
+def test_score_names_matches_the_scores_decoding_used(tiny):
+    from petool.decoding import score_names
+
+    model, tok, grammar = tiny
+    candidates = weather_entry().candidates
+    prompt = _prompt(tok, "news")
+    result = constrained_generate(model, tok, prompt, grammar.matcher(candidates), 50, tool_bias={t.name: 0.0 for t in candidates})
+    scores = score_names(model, tok, prompt, [t.name for t in candidates])
+    assert scores == pytest.approx(result.tool_scores, abs=1e-3)

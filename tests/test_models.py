@@ -113,6 +113,28 @@ def test_shortlist_style_answers_only_a_shown_candidate(petool_predictor, settin
         assert call["tool_name"] in shown
 
 
+def test_rank_prior_weighs_the_shortlist_order_into_the_tool_choice(tiny_llama_dir):
+    from petool.prompts import prompt_candidates
+    from tests.test_prompts_shortlist import crowded_entry
+
+    entry = crowded_entry()
+    shown = [t.name for t in prompt_candidates(entry, "r", "shortlist")]
+    fused = load_predictor(tiny_llama_dir, rank_prior_weight=1.0)
+    call = json.loads(fused.generate(entry, "r").text)
+    scores, bias = fused.last["tool_scores"], fused.last["tool_bias"]
+    assert list(scores) == shown and list(bias) == shown and bias[shown[0]] > bias[shown[-1]]
+    assert call["tool_name"] == max(shown, key=lambda n: scores[n] + bias[n])
+    # a prior that outweighs any likelihood: the ranking's first candidate
+    ranking = load_predictor(tiny_llama_dir, rank_prior_weight=1e4)
+    assert json.loads(ranking.generate(entry, "r").text)["tool_name"] == shown[0]
+    assert ranking.name.endswith("[rank-prior 10000]") and fused.name == Path(tiny_llama_dir).name
+    alone = load_predictor(tiny_llama_dir, rank_prior_weight=0)
+    alone.generate(entry, "r")
+    assert alone.last["tool_scores"] is None and alone.describe()["rank_prior_weight"] == 0
+    with pytest.raises(ValueError, match="rank_prior_weight"):
+        load_predictor(tiny_llama_dir, rank_prior_weight=-1)
+
+
 def test_describe_and_name(petool_predictor, tiny_llama_dir):
     d = petool_predictor.describe()
     assert d["mode"] == "petool" and d["style"] == "shortlist" and d["device"] == "cpu" and d["dtype"] == "float32"
