@@ -57,7 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--parse", default="robust", choices=["paper", "robust"], help="how outputs are parsed")
     p.add_argument("--load-in-4bit", action="store_true", help="load a local model in 4-bit (bitsandbytes)")
     p.add_argument("--rank-prior", type=float, default=None,
-                   help="shortlist style: weight of the ranking's prior in the tool choice (default 1; 0: the model alone)")
+                   help="shortlist style: weight of the ranking's prior in the tool choice (default 2.5; 0: the model alone)")
     p.add_argument("--base-url", default=None, help="openai: models: the endpoint (default $OPENAI_BASE_URL)")
     p.add_argument("--api-key", default=None, help="openai: models: the key (default $OPENAI_API_KEY)")
     p.add_argument("--limit", type=int, default=None, help="use only the first N entries")

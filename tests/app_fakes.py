@@ -16,6 +16,7 @@ class FakePredictor:
         self.adapter_enabled = True
         self.style = "paper"
         self.calls: list[tuple[str, str, bool]] = []
+        self.last: dict = {}
 
     @property
     def name(self) -> str:
@@ -36,6 +37,10 @@ class FakePredictor:
             others = [t for t in entry.cluster_candidates() if t.name != gold.tool_name] or entry.candidates
             tool = others[0]
             call = ToolCall(tool.name, {p.name: p.default for p in tool.required_parameters})
+        # as petool.models records a whole-name tool choice: the chosen name scores best
+        names = list(dict.fromkeys([call.tool_name, *(t.name for t in entry.candidates[:3])]))
+        self.last = {"tool_scores": {n: -0.5 if n == call.tool_name else -4.0 for n in names},
+                     "tool_bias": {n: -0.1 * i for i, n in enumerate(names)}}
         return Generation(call.to_text(), 0.01, 100, 20)
 
 

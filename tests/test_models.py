@@ -119,7 +119,7 @@ def test_rank_prior_weighs_the_shortlist_order_into_the_tool_choice(tiny_llama_d
 
     entry = crowded_entry()
     shown = [t.name for t in prompt_candidates(entry, "r", "shortlist")]
-    fused = load_predictor(tiny_llama_dir, rank_prior_weight=1.0)
+    fused = load_predictor(tiny_llama_dir)  # the default weight
     call = json.loads(fused.generate(entry, "r").text)
     scores, bias = fused.last["tool_scores"], fused.last["tool_bias"]
     assert list(scores) == shown and list(bias) == shown and bias[shown[0]] > bias[shown[-1]]

@@ -172,6 +172,11 @@ def test_compare_and_label(services):
     assert seen[-1] == "done" and "with user's binary ratings" in result["prompt"]
     html_a, html_b, md = compare.render_result(result)
     assert "fake-base" in html_a and "pt-wrong" in html_a and "pt-right" in html_b
+    # how each side chose its tool: log-likelihood + rank prior per name, the chosen one marked
+    assert b["tool_choice"]["scores"][e.ground_truth.tool_name] == -0.5
+    assert "Side B chose the tool by log-likelihood + rank prior" in md
+    gold_line = next(line for line in md.split("\n") if "← chosen" in line and "Side" not in line and "-0.50 + -0.00" in line)
+    assert "**-0.50**" in gold_line
     labelled = compare.submit_label(services, result, "B", "ann", ["ignores preference"], "B knows the user")
     [label] = services.store.labels()
     assert label["verdict"] == "B" and label["model_b"] == "fake-base+fake-adapter" and label["tags"] == ["ignores preference"]

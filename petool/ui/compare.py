@@ -68,7 +68,7 @@ def run_compare(services: Services, d: dict, setting: str, model_a: str, model_b
         out = services.model.generate(choice, entry, setting)
         side = {"choice": choice, "model": out.model, "raw": out.text, "latency_s": out.latency_s,
                 "prompt_tokens": out.prompt_tokens, "output_tokens": out.output_tokens, "model_error": out.error,
-                "note": out.note}
+                "note": out.note, "tool_choice": out.tool_choice}
         side.update(judge(entry, setting, out.text) if not out.error else {"call": None, "error": "model:error", "tool_ok": None, "params_ok": None})
         sides.append(side)
     if progress:
@@ -135,10 +135,26 @@ def render_result(result: dict | None) -> tuple[str, str, str]:
     for side_name, side in zip("AB", (a, b)):
         if side.get("note"):
             lines.append(f"⏱️ Side {side_name} {md_text(side['note'])}.")
+    for side_name, side in zip("AB", (a, b)):
+        lines += tool_choice_lines(side_name, side.get("tool_choice"), (side.get("call") or {}).get("tool_name"))
     if result.get("labelled"):
         lines.append(f"✅ Saved label #{result['labelled']['id']}: **{VERDICT_LABELS[result['labelled']['verdict']]}**"
                      + (f" — A was {md_text(a['model'])}, B was {md_text(b['model'])}" if result["blind"] else ""))
     return out[0], out[1], "  \n".join(lines)
+
+
+def tool_choice_lines(side_name: str, choice: dict | None, chosen: str | None) -> list[str]:
+    """Markdown lines saying how a side chose its tool: per shortlisted name, the model's
+    log-likelihood plus the ranking's prior, best total first."""
+    if not choice or not choice.get("scores"):
+        return []
+    scores, bias = choice["scores"], choice.get("bias") or {}
+    total = {name: score + bias.get(name, 0.0) for name, score in scores.items()}
+    lines = [f"Side {side_name} chose the tool by log-likelihood + rank prior:"]
+    for name in sorted(total, key=total.get, reverse=True):
+        mark = " ← chosen" if name == chosen else ""
+        lines.append(f"&nbsp;&nbsp;{md_text(name)}: {scores[name]:.2f} + {bias.get(name, 0.0):.2f} = **{total[name]:.2f}**{mark}")
+    return lines
 
 
 def gold_text(result: dict | None, which: str) -> str:

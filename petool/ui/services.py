@@ -38,6 +38,8 @@ class SideResult:
     error: str = ""
     note: str = ""
     """Said next to the output, e.g. that the call stopped at the time limit (PETOOL_MAX_CALL_S)."""
+    tool_choice: dict | None = None
+    """How the tool was chosen, where it was chosen as a whole: ``{"scores", "bias"}`` per name."""
 
 
 class ModelService:
@@ -130,9 +132,13 @@ class ModelService:
                     raise RuntimeError(self._load_error or "no adapter is loaded, so there is no PEToolLLaMA side")
                 name = predictor.name
                 gen = predictor.generate(entry, setting)
-                # Local predictors record whether generation stopped at max_time_s (petool.models).
-                timed_out = bool((getattr(predictor, "last", None) or {}).get("timed_out"))
+                # Local predictors record whether generation stopped at max_time_s and how the
+                # tool was chosen (petool.models).
+                details = getattr(predictor, "last", None) or {}
+                timed_out = bool(details.get("timed_out"))
             side = _side(name, gen)
+            if details.get("tool_scores"):
+                side.tool_choice = {"scores": details["tool_scores"], "bias": details.get("tool_bias") or {}}
             if timed_out:
                 side.note = (f"stopped at the time limit ({self.config.max_call_s} s per model call, PETOOL_MAX_CALL_S): "
                              "the output is what the model wrote by then")
