@@ -128,9 +128,13 @@ def test_rank_prior_weighs_the_shortlist_order_into_the_tool_choice(tiny_llama_d
     ranking = load_predictor(tiny_llama_dir, rank_prior_weight=1e4)
     assert json.loads(ranking.generate(entry, "r").text)["tool_name"] == shown[0]
     assert ranking.name.endswith("[rank-prior 10000]") and fused.name == Path(tiny_llama_dir).name
-    alone = load_predictor(tiny_llama_dir, rank_prior_weight=0)
-    alone.generate(entry, "r")
-    assert alone.last["tool_scores"] is None and alone.describe()["rank_prior_weight"] == 0
+    alone = load_predictor(tiny_llama_dir, rank_prior_weight=0)  # whole names, the model's scores alone
+    call = json.loads(alone.generate(entry, "r").text)
+    assert set(alone.last["tool_bias"].values()) == {0.0} and alone.describe()["rank_prior_weight"] == 0
+    assert call["tool_name"] == max(shown, key=alone.last["tool_scores"].get)
+    compact = load_predictor(tiny_llama_dir, style="compact")  # no ranking shown: no prior
+    compact.generate(entry, "r")
+    assert set(compact.last["tool_bias"].values()) == {0.0} and len(compact.last["tool_scores"]) == len(entry.candidates)
     with pytest.raises(ValueError, match="rank_prior_weight"):
         load_predictor(tiny_llama_dir, rank_prior_weight=-1)
 
