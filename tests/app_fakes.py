@@ -17,6 +17,8 @@ class FakePredictor:
         self.style = "paper"
         self.calls: list[tuple[str, str, bool]] = []
         self.last: dict = {}
+        self.rank_prior_weight = 2.5
+        self.weights: list[float] = []
 
     @property
     def name(self) -> str:
@@ -30,6 +32,7 @@ class FakePredictor:
 
     def generate(self, entry: Entry, setting: str) -> Generation:
         self.calls.append((entry.key, setting, self.adapter_enabled))
+        self.weights.append(self.rank_prior_weight)
         gold = entry.ground_truth
         if self.adapter_enabled and gold.tool_name:
             call = gold

@@ -185,6 +185,17 @@ def test_compare_and_label(services):
     assert json.loads(pair.chosen) == e.ground_truth.to_json()
 
 
+def test_compare_sets_the_ranking_prior_per_call(services):
+    d = entry_to_dict(first(services))
+    compare.run_compare(services, d, "r", BASE, TUNED, rank_prior=0)
+    fake = services.model.predictor()
+    assert fake.weights[-2:] == [0.0, 0.0]
+    compare.run_compare(services, d, "r", BASE, TUNED)  # None: the default weight again
+    assert fake.weights[-2:] == [2.5, 2.5]
+    result = compare.run_compare(services, d, "r", BASE, TUNED, rank_prior=11)
+    assert all("ranking prior" in side["model_error"] for side in result["sides"])
+
+
 def test_blind_mode_hides_then_reveals(services):
     d = entry_to_dict(first(services))
     results = [compare.run_compare(services, d, "p", BASE, TUNED, blind=True, seed=s) for s in range(6)]

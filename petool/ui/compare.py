@@ -17,7 +17,8 @@ from petool.store import VERDICTS, entry_from_dict, entry_to_dict
 from petool.ui.builder import checked_call
 from petool.ui.common import MAX_CANDIDATES, MAX_JSON_CHARS, MAX_TEXT_CHARS, MAX_TURNS, acting_user, check_text
 from petool.ui.render import call_html, candidates_html, esc, gold_known, history_html, md_text
-from petool.ui.services import BASE, DEV, TUNED, Services
+from petool.models import DEFAULT_RANK_PRIOR_WEIGHT
+from petool.ui.services import BASE, DEV, MAX_RANK_PRIOR, TUNED, Services
 
 TAGS = ["wrong function", "ignores preference", "wrong parameter names", "wrong parameter values", "invalid format", "hallucinated tool", "gold is debatable"]
 VERDICT_LABELS = {"A": "A is better", "B": "B is better", "tie": "Tie", "both_bad": "Both are bad"}
@@ -40,10 +41,12 @@ def judge(entry, setting: str, text: str) -> dict:
 
 
 def run_compare(services: Services, d: dict, setting: str, model_a: str, model_b: str, blind: bool = False,
-                seed: int | None = None, progress: Callable | None = None) -> dict:
+                seed: int | None = None, progress: Callable | None = None, rank_prior: float | None = None) -> dict:
     """Generate with both models on the entry; returns the comparison record the label is made of.
 
     In blind mode the two choices are shuffled (``swapped``), so "A" may be ``model_b``.
+    ``rank_prior`` weighs the ranking's prior into both models' tool choice (None: the default;
+    0: each model chooses alone, which shows what training changed).
     """
     if not d:
         raise ValueError("Load or build an entry first (tab Build).")
@@ -65,7 +68,7 @@ def run_compare(services: Services, d: dict, setting: str, model_a: str, model_b
     for i, choice in enumerate(choices):
         if progress:
             progress((i, 2), desc=f"generating side {'AB'[i]}" + ("" if blind else f" ({choice})"))
-        out = services.model.generate(choice, entry, setting)
+        out = services.model.generate(choice, entry, setting, rank_prior)
         side = {"choice": choice, "model": out.model, "raw": out.text, "latency_s": out.latency_s,
                 "prompt_tokens": out.prompt_tokens, "output_tokens": out.output_tokens, "model_error": out.error,
                 "note": out.note, "tool_choice": out.tool_choice}
@@ -270,6 +273,8 @@ def build(services: Services, entry_state, annotator, session):
         model_a = gr.Dropdown(choices, value=BASE, label="model A", elem_id="c-model-a")
         model_b = gr.Dropdown(choices, value=TUNED, label="model B", elem_id="c-model-b")
         blind = gr.Checkbox(value=False, label="blind (hide and shuffle the models)", elem_id="c-blind")
+        rank_prior = gr.Slider(0, MAX_RANK_PRIOR, value=DEFAULT_RANK_PRIOR_WEIGHT, step=0.5, elem_id="c-rank-prior",
+                               label="ranking prior in the tool choice (0: each model chooses alone)")
     entry_html = gr.HTML(entry_view(None, "p"), elem_id="c-entry")
     run_btn = gr.Button("Run comparison", variant="primary", elem_id="c-run")
     summary = gr.Markdown("*Run a comparison to see both calls here.*", elem_id="c-summary")
@@ -304,11 +309,11 @@ def build(services: Services, entry_state, annotator, session):
     entry_state.change(on_entry, [entry_state, setting], entry_html, api_visibility="private")
     setting.change(on_entry, [entry_state, setting], entry_html, api_visibility="private")
 
-    def on_run(d, s, a, b, bl, progress=gr.Progress()):
-        result = guard(run_compare)(services, d, s, a, b, bl, None, progress)
+    def on_run(d, s, a, b, bl, w=DEFAULT_RANK_PRIOR_WEIGHT, progress=gr.Progress()):
+        result = guard(run_compare)(services, d, s, a, b, bl, None, progress, w)
         return (result, *render_result(result), "")
 
-    run_evt = dict(fn=on_run, inputs=[entry_state, setting, model_a, model_b, blind],
+    run_evt = dict(fn=on_run, inputs=[entry_state, setting, model_a, model_b, blind, rank_prior],
                    outputs=[result_state, html_a, html_b, summary, gold],
                    concurrency_limit=1, concurrency_id="model")
     run_btn.click(**run_evt, api_name="compare")
@@ -340,10 +345,10 @@ def build(services: Services, entry_state, annotator, session):
         d, s, msg = guard(queue_entry)(services, queue, pos + 1)
         return (d if d is not None else gr.update()), s, pos + 1, msg
 
-    def maybe_run(queue, pos, auto, d, s, a, b, bl, progress=gr.Progress()):
+    def maybe_run(queue, pos, auto, d, s, a, b, bl, w, progress=gr.Progress()):
         if not (queue and auto and pos < len(queue) and d):
             return gr.update(), gr.update(), gr.update(), gr.update(), gr.update()
-        return on_run(d, s, a, b, bl, progress)
+        return on_run(d, s, a, b, bl, w, progress)
 
     # Verdicts skip the queue (queue=False): a label is a quick write, and must neither wait
     # behind model calls nor be refused as "queue full" while visitors wait for the model.
@@ -355,7 +360,7 @@ def build(services: Services, entry_state, annotator, session):
         labelled.failure(show_problem, problem, summary, api_visibility="private", queue=False)
         (labelled.success(advance, [queue_state, pos_state, result_state], [entry_state, setting, pos_state, q_status],
                           api_visibility="private", queue=False)
-            .then(maybe_run, [queue_state, pos_state, q_auto, entry_state, setting, model_a, model_b, blind],
+            .then(maybe_run, [queue_state, pos_state, q_auto, entry_state, setting, model_a, model_b, blind, rank_prior],
                   [result_state, html_a, html_b, summary, gold], concurrency_limit=1, concurrency_id="model", api_visibility="private"))
 
     start_btn.click(lambda r, w: guard(gold_text)(r, w), [result_state, start_from], gold, api_visibility="private")
@@ -372,10 +377,10 @@ def build(services: Services, entry_state, annotator, session):
         return pos + 1, (d if d is not None else gr.update()), s, msg
 
     (q_start.click(with_user(on_queue, 4), [q_source, q_settings, q_size, annotator, session], [queue_state, pos_state, entry_state, setting, q_status], api_name="start_queue")
-        .success(maybe_run, [queue_state, pos_state, q_auto, entry_state, setting, model_a, model_b, blind],
+        .success(maybe_run, [queue_state, pos_state, q_auto, entry_state, setting, model_a, model_b, blind, rank_prior],
                  [result_state, html_a, html_b, summary, gold], concurrency_limit=1, concurrency_id="model", api_visibility="private"))
     (q_next.click(on_skip, [queue_state, pos_state], [pos_state, entry_state, setting, q_status], api_visibility="private")
-        .success(maybe_run, [queue_state, pos_state, q_auto, entry_state, setting, model_a, model_b, blind],
+        .success(maybe_run, [queue_state, pos_state, q_auto, entry_state, setting, model_a, model_b, blind, rank_prior],
                  [result_state, html_a, html_b, summary, gold], concurrency_limit=1, concurrency_id="model", api_visibility="private"))
     q_source.focus(lambda: gr.update(choices=services.sources()), None, q_source, api_visibility="private")
     return {"setting": setting}

@@ -24,6 +24,8 @@ BASELINE_CHOICES = ["baseline:rules", "baseline:nohistory", "baseline:random"]
 GENERATED = "generated"
 DEV = "dev (real test entries)"
 SAVED = "saved"
+MAX_RANK_PRIOR = 10.0
+"""Largest ranking-prior weight the app accepts (from 4 up the ranking alone decides anyway)."""
 
 
 @dataclass
@@ -115,8 +117,11 @@ class ModelService:
             info["adapter_problem"] = self._load_error
         return {"loaded": True, **info}
 
-    def generate(self, choice: str, entry: Entry, setting: str) -> SideResult:
-        """Answer with ``choice`` (BASE, TUNED or ``baseline:<rule>``); failures become ``error``."""
+    def generate(self, choice: str, entry: Entry, setting: str, rank_prior: float | None = None) -> SideResult:
+        """Answer with ``choice`` (BASE, TUNED or ``baseline:<rule>``); failures become ``error``.
+
+        ``rank_prior``: the weight of the ranking's prior in the tool choice for this call (local
+        models; None: the predictor's default)."""
         try:
             if choice.startswith("baseline:"):
                 predictor = self._baseline(choice.removeprefix("baseline:"))
@@ -130,6 +135,13 @@ class ModelService:
                     predictor.use_adapter(choice == TUNED)
                 elif choice == TUNED:
                     raise RuntimeError(self._load_error or "no adapter is loaded, so there is no PEToolLLaMA side")
+                if hasattr(predictor, "rank_prior_weight"):
+                    from petool.models import DEFAULT_RANK_PRIOR_WEIGHT
+
+                    weight = DEFAULT_RANK_PRIOR_WEIGHT if rank_prior is None else float(rank_prior)
+                    if not 0 <= weight <= MAX_RANK_PRIOR:
+                        raise ValueError(f"the ranking prior's weight must be between 0 and {MAX_RANK_PRIOR}, got {weight}")
+                    predictor.rank_prior_weight = weight  # per call, under the lock: visitors may differ
                 name = predictor.name
                 gen = predictor.generate(entry, setting)
                 # Local predictors record whether generation stopped at max_time_s and how the
