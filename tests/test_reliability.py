@@ -602,8 +602,9 @@ class TimedOutPredictor(FakePredictor):
     """Answers like the fake, but says generation stopped at the time limit (as LocalPredictor does)."""
 
     def generate(self, entry, setting):
-        self.last = {"timed_out": self.adapter_enabled}
-        return super().generate(entry, setting)
+        generation = super().generate(entry, setting)  # which records its tool choice in last
+        self.last["timed_out"] = self.adapter_enabled
+        return generation
 
 
 def test_the_page_says_which_side_hit_the_time_limit(tmp_path, generated):
