@@ -181,9 +181,10 @@ def call_head(tool_name: str) -> str:
     return '{"tool_name": ' + json.dumps(tool_name, ensure_ascii=False) + ","
 
 
-def _name_logprobs(model, tokenizer, cache, last_logits, prompt_len: int, names: list[str]) -> dict[str, list]:
-    """Log-likelihood of each name's call head after the prompt in ``cache`` (``prompt_len``
-    tokens); the cache is cropped back to the prompt after each. Returns ``{name: [logprob, token_ids]}``."""
+def _name_logprobs(model, tokenizer, cache, last_logits, names: list[str]) -> dict[str, list]:
+    """Log-likelihood of each name's call head after the prompt in ``cache`` (``last_logits``:
+    the prompt's last position); the cache is cropped back to the prompt after each name.
+    Returns ``{name: [logprob, token_ids]}``."""
     import torch
 
     first = torch.log_softmax(last_logits.float(), dim=-1)[0]
@@ -236,7 +237,7 @@ def score_names(model, tokenizer, prompt_ids: list[int], names: list[str]) -> di
     with torch.inference_mode():
         logits = model(input_ids=torch.tensor([prompt_ids], device=device), past_key_values=cache, use_cache=True,
                        logits_to_keep=1).logits[:, -1, :]
-        scored = _name_logprobs(model, tokenizer, cache, logits, len(prompt_ids), names)
+        scored = _name_logprobs(model, tokenizer, cache, logits, names)
     return {name: v[0] for name, v in scored.items()}
 
 
@@ -278,7 +279,7 @@ def constrained_generate(model, tokenizer, prompt_ids: list[int], matcher, max_n
         if tool_bias:
             logits = model(input_ids=torch.tensor([pending], device=device), past_key_values=cache, use_cache=True,
                            logits_to_keep=1).logits[:, -1, :]
-            scored = _name_logprobs(model, tokenizer, cache, logits, len(pending), list(tool_bias))
+            scored = _name_logprobs(model, tokenizer, cache, logits, list(tool_bias))
             tool_scores = {name: round(v[0], 4) for name, v in scored.items()}
             best = max(tool_bias, key=lambda name: scored[name][0] + tool_bias[name])
             head = scored[best][1][: max_new_tokens]
