@@ -136,15 +136,15 @@ def format_table(rows: list[dict], columns: list[str] | None = None) -> str:
     columns = columns or list(rows[0])
     cells = [[_cell(r.get(c), c.endswith(("_acc", "share"))) for c in columns] for r in rows]
     widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(columns)]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths)).rstrip()]
     lines.append("  ".join("-" * w for w in widths))
-    lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths)) for row in cells]
+    lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() for row in cells]
     return "\n".join(lines)
 
 
 def _cell(value: Any, percent: bool) -> str:
     if isinstance(value, float):
-        return f"{100 * value:.1f}%" if percent else f"{value:.3g}"
+        return f"{100 * value:.1f}%" if percent else f"{value:g}"
     return "" if value is None else str(value)
 
 

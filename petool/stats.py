@@ -19,6 +19,7 @@ from typing import Callable
 
 from petool.prompts import render_system_prompt
 from petool.schema import Entry
+from petool.scoring import format_table as plain_table
 
 CHARS_PER_TOKEN = 3.5
 
@@ -137,13 +138,7 @@ def _numeric_row(measure: str, source: str, vals: list) -> dict:
 
 def format_table(rows: list[dict]) -> str:
     """Rows as an aligned plain-text table (one line per row, header first)."""
-    cols = ["measure", "source", "n", "mean", "p50", "min", "max", "detail"]
-    cells = [[("" if r.get(c) is None else str(r.get(c))) for c in cols] for r in rows]
-    widths = [max([len(c)] + [len(row[i]) for row in cells]) for i, c in enumerate(cols)]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(cols, widths)).rstrip()]
-    lines.append("  ".join("-" * w for w in widths))
-    lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() for row in cells]
-    return "\n".join(lines)
+    return plain_table(rows, ["measure", "source", "n", "mean", "p50", "min", "max", "detail"])
 
 
 def write_figures(entries_by_source: dict[str, list[Entry]], out_dir: str | Path,
