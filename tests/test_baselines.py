@@ -70,3 +70,19 @@ def test_history_rules_on_real_entries_match_the_reference_numbers(tmp_path):
     assert acc["r"] == pytest.approx(0.95, abs=0.02)  # PETOOLBENCH.md §6: most positive ratings 0.95
     assert acc["c"] == pytest.approx(0.40, abs=0.02)  # latest tool 0.40
     assert 0.68 <= acc["p"] <= 0.78  # most frequent 0.70 (ties drawn at random here)
+
+
+def test_history_ceiling_splits_runs_by_whether_the_gold_tool_is_in_the_history():
+    from benchmarks.history_ceiling import ceiling_rows, history_groups
+
+    used, unused = weather_entry(), weather_entry()
+    unused.entry_id = 8
+    unused.histories["p"] = [t for t in unused.histories["p"] if "SkyCast" not in t.call.tool_name]  # the tool never called
+    groups = history_groups([used, unused], "p")
+    assert groups["7"]["gold_in_history"] and not groups["8"]["gold_in_history"]
+    assert (groups["7"]["rule_expected"], groups["8"]["rule_expected"]) == (1.0, 0.5)  # a tie between the two weather tools
+    run = [{"entry_id": 7, "tool_ok": True, "call": {"tool_name": WEATHER_A}},
+           {"entry_id": 8, "tool_ok": False, "call": {"tool_name": NEWS}}]
+    rows = ceiling_rows(groups, {"run": run})
+    assert rows[1][1:4] == ["100.0", "50.0", "75.0"]  # the oracle rule: sure when used, a coin flip otherwise
+    assert rows[2] == ["run", "100.0", "0.0", "50.0", "0", "1"]  # the miss picked outside the cluster
