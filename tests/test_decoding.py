@@ -106,6 +106,7 @@ def test_grammar_bounds_strings_and_numbers(tiny):
         '"' + "a" * 129 + '"}}': False,  # runaway string
         '"a\x13b"}}': False,  # control character: invalid JSON
         '"a\\"b"}}': True,  # escapes are fine
+        '"{{city}}"}}': False, '"a}"}}': False,  # the authors' regex would cut the call at a "}}" inside
         "null}}": False, '{"x": 1}}}': False, "[1]}}": False,
     }
     for text, ok in cases.items():
@@ -113,6 +114,9 @@ def test_grammar_bounds_strings_and_numbers(tiny):
         assert (m.accept_string(head + text) and m.is_terminated()) == ok, text
     m = grammar.matcher(tool)
     assert not m.accept_string('{"tool_name": "<A>.<B>.<c>", "parameters": {"x": 1}}')  # unknown parameter
+    braced = Tool("<A>.<B>.</v1/{city}>", required_parameters=[Parameter("city", "STRING")])  # braces in a name are fine
+    m = grammar.matcher([braced])
+    assert m.accept_string('{"tool_name": "<A>.<B>.</v1/{city}>", "parameters": {"city": "Rome"}}') and m.is_terminated()
 
 
 def test_grammar_requires_required_parameters_and_allows_skipping_optional_ones(tiny):
