@@ -58,6 +58,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--load-in-4bit", action="store_true", help="load a local model in 4-bit (bitsandbytes)")
     p.add_argument("--rank-prior", type=float, default=None,
                    help="shortlist style: weight of the ranking's prior in the tool choice (default 2.5; 0: the model alone)")
+    p.add_argument("--close-penalty", type=float, default=None,
+                   help="petool mode: held against closing the parameters while a value the instruction states is missing (default 0)")
     p.add_argument("--base-url", default=None, help="openai: models: the endpoint (default $OPENAI_BASE_URL)")
     p.add_argument("--api-key", default=None, help="openai: models: the key (default $OPENAI_API_KEY)")
     p.add_argument("--limit", type=int, default=None, help="use only the first N entries")
@@ -167,12 +169,15 @@ def cmd_eval(args) -> int:
     extra = {"base_url": args.base_url, "api_key": args.api_key} if args.model.startswith("openai:") else {}
     if args.load_in_4bit:
         extra["load_in_4bit"] = True
-    if args.rank_prior is not None:
-        from petool.baselines import BASELINES
+    from petool.baselines import BASELINES
 
-        if args.model.startswith(("baseline:", "openai:")) or args.model in BASELINES:
-            raise SystemExit("--rank-prior applies to local language models")
-        extra["rank_prior_weight"] = args.rank_prior
+    local = not (args.model.startswith(("baseline:", "openai:")) or args.model in BASELINES)
+    for flag, value, key in (("--rank-prior", args.rank_prior, "rank_prior_weight"),
+                             ("--close-penalty", args.close_penalty, "close_penalty")):
+        if value is not None and not local:
+            raise SystemExit(f"{flag} applies to local language models")
+        if value is not None:
+            extra[key] = value
     predictor = make_predictor(args.model, adapter=args.adapter, mode=args.mode, style=args.style, seed=args.seed, **extra)
     config = {"data": str(Path(args.data).resolve()), "mode": args.mode, "style": args.style, "adapter": args.adapter, "seed": args.seed}
     metrics = evaluate(entries, settings, predictor, args.out, args.limit, args.parse, not args.no_progress, config)

@@ -244,8 +244,22 @@ def score_names(model, tokenizer, prompt_ids: list[int], names: list[str]) -> di
     return {name: v[0] for name, v in scored.items()}
 
 
+def closing_token_ids(tokenizer) -> list[int]:
+    """Ids of the tokens whose text starts with "}": those that close the parameters (the grammar
+    keeps "}" out of string values, so nowhere else does a value-side token start with one)."""
+    key = (getattr(tokenizer, "name_or_path", ""), len(tokenizer))
+    if key not in _CLOSERS:
+        vocab = tokenizer.convert_ids_to_tokens(list(range(len(tokenizer))))
+        _CLOSERS[key] = [i for i, t in enumerate(vocab) if t and tokenizer.convert_tokens_to_string([t]).startswith("}")]
+    return _CLOSERS[key]
+
+
+_CLOSERS: dict = {}
+
+
 def constrained_generate(model, tokenizer, prompt_ids: list[int], matcher, max_new_tokens: int,
-                         max_time_s: float | None = None, tool_bias: dict[str, float] | None = None) -> DecodeResult:
+                         max_time_s: float | None = None, tool_bias: dict[str, float] | None = None,
+                         stated: list[str] | None = None, close_penalty: float = 0.0) -> DecodeResult:
     """Greedy decoding under ``matcher``'s grammar, with jump-forward and a KV cache.
 
     Args:
@@ -260,6 +274,9 @@ def constrained_generate(model, tokenizer, prompt_ids: list[int], matcher, max_n
             is the name with the highest log-likelihood + bias, then decoding continues. Greedy
             token-by-token choice picks a name by its first differing token; scoring whole names
             lets a prior weigh in. None: token by token.
+        stated: values the instruction states (``evidence.stated_values``), lower-cased.
+        close_penalty: subtracted from the log-odds of closing the parameters while some stated
+            value is not yet in them: a small model tends to stop before copying every value.
     """
     import time
 
@@ -277,6 +294,7 @@ def constrained_generate(model, tokenizer, prompt_ids: list[int], matcher, max_n
     prefill_s = decode_s = 0.0
     timed_out = False
     tool_scores = None
+    closers = closing_token_ids(tokenizer) if close_penalty and stated else None
     start = time.perf_counter()
     with torch.inference_mode():
         if tool_bias:
@@ -315,6 +333,10 @@ def constrained_generate(model, tokenizer, prompt_ids: list[int], matcher, max_n
             logits = logits.float().cpu()
             matcher.fill_next_token_bitmask(bitmask)
             xgr.apply_token_bitmask_inplace(logits, bitmask)
+            if closers:
+                written = tokenizer.decode(out).lower().partition('"parameters"')[2]
+                if any(v not in written for v in stated):
+                    logits[0, closers] -= close_penalty
             token = int(torch.argmax(logits, dim=-1)[0])
             if steps == 0:
                 prefill_s += time.perf_counter() - t0

@@ -59,6 +59,22 @@ def fit_scores(query: str, candidates: list[Tool], twin_weight: float = 1.0) -> 
     return {name: round(score / best, 3) for name, score in raw.items()}
 
 
+_QUOTED = re.compile(r"'([^']{1,80})'|\"([^\"]{1,80})\"")
+_NUMBER = re.compile(r"(?<![\w.])(?<!\w-)\d+(?:\.\d+)?(?![\w.])")  # not inside "v2", "COVID-19", "1.5x"
+
+
+def stated_values(query: str) -> list[str]:
+    """Values an instruction states outright, lower-cased: quoted text and standalone numbers.
+
+    Example:
+        >>> stated_values("Search 'Laptop' on page 3, sorted by 'price_asc' (v2.1 API)")
+        ['laptop', 'price_asc', '3']
+    """
+    quoted = [a or b for a, b in _QUOTED.findall(query)]
+    bare = _QUOTED.sub(" ", query)
+    return [v.lower() for v in quoted + _NUMBER.findall(bare)]
+
+
 # The chronological setting puts the 2-5 turns on non-preferred tools first (PETOOLBENCH.md §2),
 # so an opening run longer than this already reaches the preferred turns.
 OPENING_CALLS_MAX = 5

@@ -53,6 +53,7 @@ PAPER_MAX_NEW_TOKENS = 256
 PAPER_TEMPERATURE = 0.1
 PETOOL_MAX_NEW_TOKENS = 256
 DEFAULT_RANK_PRIOR_WEIGHT = 2.5
+DEFAULT_CLOSE_PENALTY = 0.0
 """Weight of the ranking's log prior in the shortlist style's tool choice (0: the model alone).
 
 The rank prior is the model's competitor, not its input: the prompt already shows the ranking.
@@ -284,7 +285,7 @@ class LocalPredictor:
     def __init__(self, model, tokenizer, source: ModelSource, info: dict, adapter: Path | None = None,
                  mode: str = "petool", style: str | None = None, max_new_tokens: int | None = None,
                  max_prompt_tokens: int | None = None, max_time_s: float | None = None,
-                 rank_prior_weight: float | None = None):
+                 rank_prior_weight: float | None = None, close_penalty: float | None = None):
         if mode not in MODES:
             raise ValueError(f"unknown mode {mode!r}; valid: {', '.join(MODES)}")
         style = style or DEFAULT_STYLE[mode]
@@ -296,6 +297,11 @@ class LocalPredictor:
             raise ValueError(f"max_time_s must be > 0, got {max_time_s}")
         if rank_prior_weight is not None and not 0 <= rank_prior_weight < float("inf"):
             raise ValueError(f"rank_prior_weight must be a finite number >= 0, got {rank_prior_weight}")
+        if close_penalty is not None and not 0 <= close_penalty < float("inf"):
+            raise ValueError(f"close_penalty must be a finite number >= 0, got {close_penalty}")
+        self.close_penalty = DEFAULT_CLOSE_PENALTY if close_penalty is None else close_penalty
+        """Petool mode: how much closing the parameters is held back while a value the
+        instruction states (quoted text, a number) is not in them yet."""
         self.max_time_s = max_time_s
         """Wall-clock limit per call: generation stops there and ``last["timed_out"]`` says so."""
         self.rank_prior_weight = DEFAULT_RANK_PRIOR_WEIGHT if rank_prior_weight is None else rank_prior_weight
@@ -316,8 +322,10 @@ class LocalPredictor:
             base += "+" + self.adapter.name
         if self.mode != "petool" or self.style != DEFAULT_STYLE["petool"]:
             return f"{base}[{self.mode},{self.style}]"
-        # a run folder resumes only under the same name, so a non-default weight is part of it
-        return base if self.rank_prior_weight == DEFAULT_RANK_PRIOR_WEIGHT else f"{base}[rank-prior {self.rank_prior_weight:g}]"
+        # a run folder resumes only under the same name, so non-default decoding is part of it
+        if self.rank_prior_weight != DEFAULT_RANK_PRIOR_WEIGHT:
+            base += f"[rank-prior {self.rank_prior_weight:g}]"
+        return base if self.close_penalty == DEFAULT_CLOSE_PENALTY else f"{base}[close-penalty {self.close_penalty:g}]"
 
     def use_adapter(self, enabled: bool) -> None:
         """Generate with the adapter on or off (the base model), on the same weights in memory."""
@@ -340,6 +348,7 @@ class LocalPredictor:
             "max_time_s": self.max_time_s,
             "rank_prior_weight": self.rank_prior_weight if self.mode == "petool" and self.style == "shortlist" else None,
             "tool_choice": "whole name" if self.mode == "petool" else "free text",
+            "close_penalty": self.close_penalty if self.mode == "petool" else None,
             "max_prompt_tokens": PAPER_MAX_PROMPT_TOKENS if self.mode == "paper" else self.max_prompt_tokens,
         }
 
@@ -381,6 +390,7 @@ class LocalPredictor:
 
     def _petool(self, entry: Entry, setting: str) -> tuple[str, int, int]:
         from petool.decoding import CallGrammar, close_call, constrained_generate
+        from petool.evidence import stated_values
 
         t0 = time.perf_counter()
         if self._grammar is None:
@@ -400,7 +410,9 @@ class LocalPredictor:
             bias = {t.name: self.rank_prior_weight * lp for t, lp in zip(allowed, prior)}
         # The time limit covers prompt fitting and grammar compiling too.
         left = None if self.max_time_s is None else max(0.0, self.max_time_s - (time.perf_counter() - t0))
-        result = constrained_generate(self.model, self.tokenizer, ids, matcher, self.max_new_tokens, left, bias)
+        stated = stated_values(entry.query) if self.close_penalty else None
+        result = constrained_generate(self.model, self.tokenizer, ids, matcher, self.max_new_tokens, left, bias,
+                                      stated, self.close_penalty)
         text = self.tokenizer.decode(result.token_ids, skip_special_tokens=True)
         if not result.complete:
             text = close_call(text, allowed)
@@ -415,7 +427,7 @@ def load_predictor(model: str | None = "default", adapter: str | None = None, mo
                    style: str | None = None, max_new_tokens: int | None = None, load_in_4bit: bool = False,
                    device: str | None = None, max_prompt_tokens: int | None = None,
                    progress: Callable[[str], None] | None = None, max_time_s: float | None = None,
-                   rank_prior_weight: float | None = None, **remote_kwargs):
+                   rank_prior_weight: float | None = None, close_penalty: float | None = None, **remote_kwargs):
     """Load a predictor: ``openai:NAME`` goes to petool.remote, anything else is a local causal LM.
 
     Args:
@@ -434,6 +446,8 @@ def load_predictor(model: str | None = "default", adapter: str | None = None, mo
             ``openai:``: the request timeout, unless ``timeout`` is given).
         rank_prior_weight: shortlist style: weight of the ranking's log prior in the tool choice
             (default ``DEFAULT_RANK_PRIOR_WEIGHT``; 0 lets the model choose alone).
+        close_penalty: petool mode: held against closing the parameters while a stated value is
+            missing from them (default ``DEFAULT_CLOSE_PENALTY``).
     Raises:
         ModelNotFound: with what to install or set.
     """
@@ -456,4 +470,4 @@ def load_predictor(model: str | None = "default", adapter: str | None = None, mo
         base = PeftModel.from_pretrained(base, str(adapter_path))
         base.eval()
     return LocalPredictor(base, tokenizer, source, info, adapter_path, mode, style, max_new_tokens, max_prompt_tokens, max_time_s,
-                          rank_prior_weight)
+                          rank_prior_weight, close_penalty)

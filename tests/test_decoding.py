@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from petool.decoding import CallGrammar, call_schema, close_call, constrained_generate
+from petool.decoding import CallGrammar, call_schema, close_call, closing_token_ids, constrained_generate
 from petool.schema import Parameter, Tool
 from tests.fixtures.entries import FLIGHT, NEWS, WEATHER_A, weather_entry
 
@@ -232,3 +232,26 @@ def test_score_names_matches_the_scores_decoding_used(tiny):
     result = constrained_generate(model, tok, prompt, grammar.matcher(candidates), 50, tool_bias={t.name: 0.0 for t in candidates})
     scores = score_names(model, tok, prompt, [t.name for t in candidates])
     assert scores == pytest.approx(result.tool_scores, abs=1e-3)
+
+
+def test_closing_tokens_are_those_starting_with_a_brace(tiny):
+    _, tok, _ = tiny
+    closers = set(closing_token_ids(tok))
+    assert tok.convert_tokens_to_ids("}") in closers
+    assert all(tok.decode([i]).startswith("}") for i in closers)
+    assert tok.convert_tokens_to_ids("{") not in closers and len(closers) < 200
+
+
+def test_close_penalty_keeps_the_call_open_while_a_stated_value_is_missing(tiny):
+    model, tok, grammar = tiny
+    tool = Tool("<A>.<B>.<c>", optional_parameters=[Parameter(n, "NUMBER") for n in ("a", "b", "c")])
+    written = {}
+    for penalty, stated in [(0.0, ["unwritten"]), (1e9, ["unwritten"]), (1e9, [])]:
+        result = constrained_generate(model, tok, _prompt(tok, "values"), grammar.matcher([tool]), 200,
+                                      stated=stated, close_penalty=penalty)
+        written[(penalty, bool(stated))] = json.loads(tok.decode(result.token_ids))["parameters"]
+    # a value that never gets written: closing is held back until the grammar allows nothing
+    # else, i.e. after the last parameter (the grammar keeps the declared order)
+    assert list(written[(1e9, True)])[-1] == "c" and "c" not in written[(0.0, True)], written
+    # without a stated value, or without a penalty, the model closes when it likes
+    assert written[(1e9, False)] == written[(0.0, True)] and len(written[(0.0, True)]) < 3

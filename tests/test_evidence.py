@@ -12,6 +12,7 @@ from petool.evidence import (
     preference_score,
     rank_candidates,
     rank_tools,
+    stated_values,
     turned_away,
     words,
 )
@@ -107,3 +108,18 @@ def test_evidence_rule_finds_the_preferred_tool_without_the_cluster_oracle(setti
     assert ranked[0][0].name == WEATHER_A
     assert RuleBaseline("evidence").choose(entry, setting).name == WEATHER_A
     assert {t.name for t, _, _ in ranked} == {WEATHER_A, WEATHER_B, NEWS, FLIGHT}
+
+
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        ("Search 'Laptop' on page 3, sorted by 'price_asc'.", ["laptop", "price_asc", "3"]),
+        ('Reviews for product ID 12345 with 20 items per page', ["12345", "20"]),
+        ("Use the v2 API at 1.5x speed on COVID-19 data", []),  # numbers inside words are not values
+        ('Translate "Hello 42" into French', ["hello 42"]),  # a number inside quotes counts once
+        ("Get 2.5 kg and -3 degrees", ["2.5", "3"]),
+        ("No values here.", []),
+    ],
+)
+def test_stated_values(query, expected):
+    assert stated_values(query) == expected

@@ -139,6 +139,14 @@ def test_rank_prior_weighs_the_shortlist_order_into_the_tool_choice(tiny_llama_d
         load_predictor(tiny_llama_dir, rank_prior_weight=-1)
 
 
+def test_close_penalty_is_validated_named_and_described(tiny_llama_dir):
+    held = load_predictor(tiny_llama_dir, close_penalty=5)
+    assert held.name.endswith("[close-penalty 5]") and held.describe()["close_penalty"] == 5
+    assert load_predictor(tiny_llama_dir).describe()["close_penalty"] == 0
+    with pytest.raises(ValueError, match="close_penalty"):
+        load_predictor(tiny_llama_dir, close_penalty=float("nan"))
+
+
 def test_describe_and_name(petool_predictor, tiny_llama_dir):
     d = petool_predictor.describe()
     assert d["mode"] == "petool" and d["style"] == "shortlist" and d["device"] == "cpu" and d["dtype"] == "float32"
