@@ -244,17 +244,21 @@ def score_names(model, tokenizer, prompt_ids: list[int], names: list[str]) -> di
     return {name: v[0] for name, v in scored.items()}
 
 
-def closing_token_ids(tokenizer) -> list[int]:
-    """Ids of the tokens whose text starts with "}": those that close the parameters (the grammar
-    keeps "}" out of string values, so nowhere else does a value-side token start with one)."""
-    key = (getattr(tokenizer, "name_or_path", ""), len(tokenizer))
-    if key not in _CLOSERS:
+def tokens_starting_with(tokenizer, char: str) -> list[int]:
+    """Ids of the tokens whose text starts with ``char`` (cached per tokenizer).
+
+    Outside string values, a token starting with "}" closes the parameters, and one starting
+    with "," (or, before the first, '"') opens another; the grammar keeps "}" out of string
+    values altogether.
+    """
+    key = (getattr(tokenizer, "name_or_path", ""), len(tokenizer), char)
+    if key not in _STARTING:
         vocab = tokenizer.convert_ids_to_tokens(list(range(len(tokenizer))))
-        _CLOSERS[key] = [i for i, t in enumerate(vocab) if t and tokenizer.convert_tokens_to_string([t]).startswith("}")]
-    return _CLOSERS[key]
+        _STARTING[key] = [i for i, t in enumerate(vocab) if t and tokenizer.convert_tokens_to_string([t]).startswith(char)]
+    return _STARTING[key]
 
 
-_CLOSERS: dict = {}
+_STARTING: dict = {}
 
 
 def constrained_generate(model, tokenizer, prompt_ids: list[int], matcher, max_new_tokens: int,
@@ -275,8 +279,11 @@ def constrained_generate(model, tokenizer, prompt_ids: list[int], matcher, max_n
             token-by-token choice picks a name by its first differing token; scoring whole names
             lets a prior weigh in. None: token by token.
         stated: values the instruction states (``evidence.stated_values``), lower-cased.
-        close_penalty: subtracted from the log-odds of closing the parameters while some stated
-            value is not yet in them: a small model tends to stop before copying every value.
+        close_penalty: while some stated value is not yet in the parameters and the model's
+            choice would close them, the likeliest allowed token that goes on (a "," before the
+            next parameter, or the first parameter's opening quote) is taken instead if its logit plus this margin beats the closing one: a small model
+            tends to stop before copying every value. Only the close-or-go-on choice moves (a
+            penalty on closing alone would lengthen a number instead: "page": 1.00000000e+00).
     """
     import time
 
@@ -294,7 +301,10 @@ def constrained_generate(model, tokenizer, prompt_ids: list[int], matcher, max_n
     prefill_s = decode_s = 0.0
     timed_out = False
     tool_scores = None
-    closers = closing_token_ids(tokenizer) if close_penalty and stated else None
+    closers = set(tokens_starting_with(tokenizer, "}")) if close_penalty and stated else None
+    # what goes on instead: a "," after a value, a '"' opening the first key
+    go_on_ids = tokens_starting_with(tokenizer, ",") + tokens_starting_with(tokenizer, '"') if closers else []
+    go_on_ids = torch.tensor([i for i in go_on_ids if i < vocab_size])
     start = time.perf_counter()
     with torch.inference_mode():
         if tool_bias:
@@ -333,11 +343,14 @@ def constrained_generate(model, tokenizer, prompt_ids: list[int], matcher, max_n
             logits = logits.float().cpu()
             matcher.fill_next_token_bitmask(bitmask)
             xgr.apply_token_bitmask_inplace(logits, bitmask)
-            if closers:
+            token = int(torch.argmax(logits, dim=-1)[0])
+            if closers and token in closers:
                 written = tokenizer.decode(out).lower().partition('"parameters"')[2]
                 if any(v not in written for v in stated):
-                    logits[0, closers] -= close_penalty
-            token = int(torch.argmax(logits, dim=-1)[0])
+                    go_on = logits[0, go_on_ids]
+                    best = int(torch.argmax(go_on))
+                    if float(go_on[best]) + close_penalty > float(logits[0, token]):
+                        token = int(go_on_ids[best])
             if steps == 0:
                 prefill_s += time.perf_counter() - t0
             else:

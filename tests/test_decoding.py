@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from petool.decoding import CallGrammar, call_schema, close_call, closing_token_ids, constrained_generate
+from petool.decoding import CallGrammar, call_schema, close_call, constrained_generate, tokens_starting_with
 from petool.schema import Parameter, Tool
 from tests.fixtures.entries import FLIGHT, NEWS, WEATHER_A, weather_entry
 
@@ -234,12 +234,12 @@ def test_score_names_matches_the_scores_decoding_used(tiny):
     assert scores == pytest.approx(result.tool_scores, abs=1e-3)
 
 
-def test_closing_tokens_are_those_starting_with_a_brace(tiny):
+def test_tokens_starting_with_a_character(tiny):
     _, tok, _ = tiny
-    closers = set(closing_token_ids(tok))
-    assert tok.convert_tokens_to_ids("}") in closers
-    assert all(tok.decode([i]).startswith("}") for i in closers)
-    assert tok.convert_tokens_to_ids("{") not in closers and len(closers) < 200
+    closers, commas = set(tokens_starting_with(tok, "}")), set(tokens_starting_with(tok, ","))
+    assert tok.convert_tokens_to_ids("}") in closers and tok.convert_tokens_to_ids(",") in commas
+    assert all(tok.decode([i]).startswith("}") for i in closers) and all(tok.decode([i]).startswith(",") for i in commas)
+    assert tok.convert_tokens_to_ids("{") not in closers and len(closers) < 200 and not closers & commas
 
 
 def test_close_penalty_keeps_the_call_open_while_a_stated_value_is_missing(tiny):
@@ -253,5 +253,7 @@ def test_close_penalty_keeps_the_call_open_while_a_stated_value_is_missing(tiny)
     # a value that never gets written: closing is held back until the grammar allows nothing
     # else, i.e. after the last parameter (the grammar keeps the declared order)
     assert list(written[(1e9, True)])[-1] == "c" and "c" not in written[(0.0, True)], written
+    # only the close-or-go-on choice moves: what the model wrote before it would have closed stays
+    assert all(written[(1e9, True)][k] == v for k, v in written[(0.0, True)].items())
     # without a stated value, or without a penalty, the model closes when it likes
     assert written[(1e9, False)] == written[(0.0, True)] and len(written[(0.0, True)]) < 3
