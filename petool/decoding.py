@@ -244,6 +244,35 @@ def score_names(model, tokenizer, prompt_ids: list[int], names: list[str]) -> di
     return {name: v[0] for name, v in scored.items()}
 
 
+def _missing_defaults(head: str, written: str, named: dict[str, dict[str, str]] | None) -> dict[str, str]:
+    """The chosen tool's named defaults not yet in ``written`` (the text after "parameters")."""
+    found = re.search(r'"tool_name":\s*"((?:[^"\\]|\\.)*)"', head)
+    if not named or not found:
+        return {}
+    chosen = named.get(json.loads(f'"{found.group(1)}"'), {})
+    return {k: v for k, v in chosen.items() if json.dumps(k, ensure_ascii=False) + ":" not in written}
+
+
+def _accept_first_default(matcher, tokenizer, missing: dict[str, str], first: bool) -> list[int]:
+    """Tokens that set the first missing parameter the grammar still allows to its default.
+
+    The default is tried as a JSON string, then as written (a number or boolean parameter);
+    the tokens are accepted into ``matcher``, or none is.
+    """
+    for key, default in missing.items():
+        for value in (json.dumps(default, ensure_ascii=False), default):
+            text = ("" if first else ", ") + json.dumps(key, ensure_ascii=False) + ": " + value
+            ids = tokenizer.encode(text, add_special_tokens=False)
+            for n, tok in enumerate(ids):
+                if not matcher.accept_token(tok):
+                    if n:
+                        matcher.rollback(n)
+                    break
+            else:
+                return ids
+    return []
+
+
 def tokens_starting_with(tokenizer, char: str) -> list[int]:
     """Ids of the tokens whose text starts with ``char`` (cached per tokenizer).
 
@@ -263,7 +292,8 @@ _STARTING: dict = {}
 
 def constrained_generate(model, tokenizer, prompt_ids: list[int], matcher, max_new_tokens: int,
                          max_time_s: float | None = None, tool_bias: dict[str, float] | None = None,
-                         stated: list[str] | None = None, close_penalty: float = 0.0) -> DecodeResult:
+                         stated: list[str] | None = None, close_penalty: float = 0.0,
+                         named_defaults: dict[str, dict[str, str]] | None = None) -> DecodeResult:
     """Greedy decoding under ``matcher``'s grammar, with jump-forward and a KV cache.
 
     Args:
@@ -284,6 +314,10 @@ def constrained_generate(model, tokenizer, prompt_ids: list[int], matcher, max_n
             next parameter, or the first parameter's opening quote) is taken instead if its logit plus this margin beats the closing one: a small model
             tends to stop before copying every value. Only the close-or-go-on choice moves (a
             penalty on closing alone would lengthen a number instead: "page": 1.00000000e+00).
+        named_defaults: ``{tool name: {parameter: default}}`` for the optional parameters whose
+            default the instruction names (``evidence.named_defaults``). Under the close
+            penalty, while one of the chosen tool's is not yet written, the call goes on with
+            that parameter set to its default (the first one the grammar still allows).
     """
     import time
 
@@ -301,7 +335,7 @@ def constrained_generate(model, tokenizer, prompt_ids: list[int], matcher, max_n
     prefill_s = decode_s = 0.0
     timed_out = False
     tool_scores = None
-    closers = set(tokens_starting_with(tokenizer, "}")) if close_penalty and stated else None
+    closers = set(tokens_starting_with(tokenizer, "}")) if close_penalty and (stated or named_defaults) else None
     # what goes on instead: a "," after a value, a '"' opening the first key
     go_on_ids = tokens_starting_with(tokenizer, ",") + tokens_starting_with(tokenizer, '"') if closers else []
     go_on_ids = torch.tensor([i for i in go_on_ids if i < vocab_size])
@@ -344,18 +378,28 @@ def constrained_generate(model, tokenizer, prompt_ids: list[int], matcher, max_n
             matcher.fill_next_token_bitmask(bitmask)
             xgr.apply_token_bitmask_inplace(logits, bitmask)
             token = int(torch.argmax(logits, dim=-1)[0])
+            fill_ids = []
             if closers and token in closers:
-                written = tokenizer.decode(out).lower().partition('"parameters"')[2]
-                if any(v not in written for v in stated):
+                head, _, written = tokenizer.decode(out).partition('"parameters"')
+                missing = _missing_defaults(head, written, named_defaults)
+                values_missing = any(v not in written.lower() for v in stated or [])
+                if missing or values_missing:
                     go_on = logits[0, go_on_ids]
                     best = int(torch.argmax(go_on))
                     if float(go_on[best]) + close_penalty > float(logits[0, token]):
-                        token = int(go_on_ids[best])
+                        fill_ids = _accept_first_default(matcher, tokenizer, missing, first='"' not in written)
+                        if not fill_ids and values_missing:
+                            token = int(go_on_ids[best])
             if steps == 0:
                 prefill_s += time.perf_counter() - t0
             else:
                 decode_s += time.perf_counter() - t0
             steps += 1
+            if fill_ids:  # already accepted into the matcher
+                out += fill_ids
+                pending = fill_ids
+                forced += len(fill_ids)
+                continue
             if not matcher.accept_token(token):
                 break  # cannot happen with a valid mask; stop rather than emit invalid text
             out.append(token)

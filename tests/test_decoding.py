@@ -257,3 +257,21 @@ def test_close_penalty_keeps_the_call_open_while_a_stated_value_is_missing(tiny)
     assert all(written[(1e9, True)][k] == v for k, v in written[(0.0, True)].items())
     # without a stated value, or without a penalty, the model closes when it likes
     assert written[(1e9, False)] == written[(0.0, True)] and len(written[(0.0, True)]) < 3
+
+
+def test_close_penalty_sets_a_named_default_the_model_left_out(tiny):
+    model, tok, grammar = tiny
+    shop = Tool("<A>.<B>.<c>", optional_parameters=[Parameter("q"), Parameter("sort", default="recent")])
+    flags = Tool("<A>.<B>.<d>", optional_parameters=[Parameter("fresh", "BOOLEAN", default="true")])
+    named = {shop.name: {"sort": "recent"}, flags.name: {"fresh": "true"}, "<other>.<tool>.<x>": {"q": "x"}}
+    calls = {}
+    for tool in (shop, flags):
+        for penalty in (0.0, 1e9):
+            result = constrained_generate(model, tok, _prompt(tok, "defaults"), grammar.matcher([tool]), 200,
+                                          close_penalty=penalty, named_defaults=named)
+            calls[tool.name, penalty] = json.loads(tok.decode(result.token_ids))["parameters"]
+    # left alone, the model closes at once; held, it sets the named default (a string as a
+    # string, a boolean as a boolean: the typed grammar refuses "true" in quotes), and another
+    # tool's named defaults are not asked for
+    assert calls[shop.name, 0.0] == {} and calls[flags.name, 0.0] == {}, calls
+    assert calls[shop.name, 1e9] == {"sort": "recent"} and calls[flags.name, 1e9] == {"fresh": True}, calls

@@ -9,6 +9,7 @@ from petool.evidence import (
     fit_scores,
     history_evidence,
     likeness,
+    named_defaults,
     preference_score,
     rank_candidates,
     rank_tools,
@@ -123,3 +124,25 @@ def test_evidence_rule_finds_the_preferred_tool_without_the_cluster_oracle(setti
 )
 def test_stated_values(query, expected):
     assert stated_values(query) == expected
+
+
+_SHOP = Tool("<Shop>.<Store>.<reviews>", optional_parameters=[
+    Parameter("sort", default="recent"), Parameter("purpose", default="for-rent"),
+    Parameter("currency", default="USD"), Parameter("lang", default="en"),
+    Parameter("size", "NUMBER", default="10"), Parameter("native", "BOOLEAN", default=""),
+])
+
+
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        ("Reviews sorted by recent, prices in USD", {"sort": "recent", "currency": "USD"}),
+        ("Homes for rent, most RECENT first", {"purpose": "for-rent", "sort": "recent"}),  # hyphen, case
+        ("Reviews in English, 10 per page", {}),  # "en" is not a word here; numbers are left to the model
+        ("Reviews in usdollars, recently added", {}),  # whole words only
+        ("No defaults named.", {}),
+    ],
+)
+def test_named_defaults(query, expected):
+    named = named_defaults(query, _SHOP)
+    assert named == expected and list(named) == [k for k in ("sort", "purpose", "currency") if k in expected]
