@@ -128,8 +128,8 @@ def test_stated_values(query, expected):
 
 _SHOP = Tool("<Shop>.<Store>.<reviews>", optional_parameters=[
     Parameter("sort", default="recent"), Parameter("purpose", default="for-rent"),
-    Parameter("currency", default="USD"), Parameter("lang", default="en"),
-    Parameter("size", "NUMBER", default="10"), Parameter("native", "BOOLEAN", default=""),
+    Parameter("currency", default="USD"), Parameter("lang", default="en"), Parameter("country", default="US"),
+    Parameter("size", "NUMBER", default="10"), Parameter("native", "BOOLEAN", default="false"),
 ])
 
 
@@ -137,12 +137,13 @@ _SHOP = Tool("<Shop>.<Store>.<reviews>", optional_parameters=[
     "query, expected",
     [
         ("Reviews sorted by recent, prices in USD", {"sort": "recent", "currency": "USD"}),
-        ("Homes for rent, most RECENT first", {"purpose": "for-rent", "sort": "recent"}),  # hyphen, case
-        ("Reviews in English, 10 per page", {}),  # "en" is not a word here; numbers are left to the model
-        ("Reviews in usdollars, recently added", {}),  # whole words only
+        ("Homes for rent, most RECENT first", {"sort": "recent", "purpose": "for-rent"}),  # hyphen, case
+        ("Reviews in English from the US", {"lang": "en", "country": "US"}),  # a language by its code
+        ("Show us 10 reviews, verbose set to false", {}),  # short defaults keep their case; numbers and booleans may be another parameter's
+        ("Reviews in usdollars, recently added, Englishman", {}),  # whole words only
         ("No defaults named.", {}),
     ],
 )
 def test_named_defaults(query, expected):
     named = named_defaults(query, _SHOP)
-    assert named == expected and list(named) == [k for k in ("sort", "purpose", "currency") if k in expected]
+    assert named == expected and list(named) == [p.name for p in _SHOP.optional_parameters if p.name in expected]
