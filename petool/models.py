@@ -53,7 +53,6 @@ PAPER_MAX_NEW_TOKENS = 256
 PAPER_TEMPERATURE = 0.1
 PETOOL_MAX_NEW_TOKENS = 256
 DEFAULT_RANK_PRIOR_WEIGHT = 2.5
-DEFAULT_CLOSE_PENALTY = 0.0
 """Weight of the ranking's log prior in the shortlist style's tool choice (0: the model alone).
 
 The rank prior is the model's competitor, not its input: the prompt already shows the ranking.
@@ -63,6 +62,14 @@ Chosen on 138 generated entries per setting from clusters the shipped adapter ne
 (p/r/c: w=0 66.7/81.2/77.5, w=1 75.4/89.9/87.7, w=2.5 77.5/92.0/89.9; the ranking's first
 candidate alone 76.1/92.0/89.9). At this weight the model overrides the ranking only when it is
 far more sure of another name: the ranking chooses the tool, the model its parameters."""
+DEFAULT_CLOSE_PENALTY = 1000.0
+"""Logit margin held against closing the parameters while the instruction states a value that is
+not written yet, or leaves out a default the instruction names (0: off). Large enough to act as
+a rule: a margin of 5 changed no output on the first 100 real dev entries (an earlier form that
+penalized the closing token; on 60 generated entries per setting it fixed one call each and
+broke none). With the shipped adapter on all 450 real dev entries the stated values lift
+parameter accuracy from 61.1 to 67.6 (r) and from 61.1 to 67.6 (c), p unchanged at 68.0; tools
+are chosen before it acts."""
 DEFAULT_STYLE = {"paper": "paper", "petool": "shortlist"}
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from petool import models
-from petool.models import ModelNotFound, fit_prompt, load_predictor, resolve_model
+from petool.models import DEFAULT_CLOSE_PENALTY, ModelNotFound, fit_prompt, load_predictor, resolve_model
 from petool.parsing import parse_call
 from tests.fixtures.entries import empty_history_entry, weather_entry
 
@@ -142,7 +142,8 @@ def test_rank_prior_weighs_the_shortlist_order_into_the_tool_choice(tiny_llama_d
 def test_close_penalty_is_validated_named_and_described(tiny_llama_dir):
     held = load_predictor(tiny_llama_dir, close_penalty=5)
     assert held.name.endswith("[close-penalty 5]") and held.describe()["close_penalty"] == 5
-    assert load_predictor(tiny_llama_dir).describe()["close_penalty"] == 0
+    assert load_predictor(tiny_llama_dir).describe()["close_penalty"] == DEFAULT_CLOSE_PENALTY == 1000
+    assert load_predictor(tiny_llama_dir, close_penalty=0).name.endswith("[close-penalty 0]")
     with pytest.raises(ValueError, match="close_penalty"):
         load_predictor(tiny_llama_dir, close_penalty=float("nan"))
 
