@@ -181,6 +181,25 @@ def _call_json(call: Any) -> str | None:
 # ---------------------------------------------------------------- the store
 
 
+def _retry_when_locked(fn: Callable[[], None], seconds: float = 30.0) -> None:
+    """Run ``fn`` again while SQLite answers "database is locked", for up to ``seconds``.
+
+    A new file starts in rollback-journal mode: a start that reads it while another start is
+    migrating cannot then take the write lock to switch to WAL, and SQLite answers at once
+    instead of calling the busy handler (it would deadlock). Both steps are idempotent.
+    """
+    import time
+
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            return fn()
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
 class Store:
     """One SQLite file (or ``":memory:"``) with petool's tables.
 
@@ -199,11 +218,14 @@ class Store:
         self.db = sqlite_utils.Database(conn)
         self._lock = threading.RLock()
         with self._lock:
-            if self.path != ":memory:":
-                self.db.enable_wal()
             self.db.execute("PRAGMA foreign_keys = ON")
             self.db.execute("PRAGMA busy_timeout = 30000")
-            self.migrate()
+            _retry_when_locked(self._start)
+
+    def _start(self) -> None:
+        if self.path != ":memory:":
+            self.db.enable_wal()
+        self.migrate()
 
     def close(self) -> None:
         with self._lock:

@@ -626,3 +626,22 @@ def test_max_call_s_is_read_and_checked():
     for bad in ("0", "5000", "soon"):
         with pytest.raises(ValueError, match="PETOOL_MAX_CALL_S"):
             AppConfig.from_env({"PETOOL_MAX_CALL_S": bad})
+
+
+def test_a_start_waits_out_a_writer_on_a_new_rollback_journal_file(tmp_path):
+    """Switching a new file to WAL while another connection holds its write lock gets an
+    immediate "database is locked" (SQLite skips the busy handler to avoid a deadlock); the start
+    retries instead of failing, as six concurrent first starts once did."""
+    path = tmp_path / "new.db"
+    writer = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    writer.execute("CREATE TABLE other (x)")  # a rollback-journal file, as a first start finds it
+    writer.execute("BEGIN IMMEDIATE")
+    writer.execute("INSERT INTO other VALUES (1)")
+    release = threading.Timer(0.5, lambda: writer.execute("COMMIT"))
+    release.start()
+    store = Store(path)
+    release.join()
+    assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert {k: v for k, v in store.schema().items() if k != "other"} == EXPECTED_SCHEMA
+    store.close()
+    writer.close()
