@@ -311,8 +311,9 @@ def constrained_generate(model, tokenizer, prompt_ids: list[int], matcher, max_n
         stated: values the instruction states (``evidence.stated_values``), lower-cased.
         close_penalty: while some stated value is not yet in the parameters and the model's
             choice would close them, the likeliest allowed token that goes on (a "," before the
-            next parameter, or the first parameter's opening quote) is taken instead if its logit plus this margin beats the closing one: a small model
-            tends to stop before copying every value. Only the close-or-go-on choice moves (a
+            next parameter, or the first parameter's opening quote) is taken instead if its
+            logit plus this margin beats the closing one: a small model tends to stop before
+            copying every value. Only the close-or-go-on choice moves (a
             penalty on closing alone would lengthen a number instead: "page": 1.00000000e+00).
         named_defaults: ``{tool name: {parameter: default}}`` for the optional parameters whose
             default the instruction names (``evidence.named_defaults``). Under the close

@@ -75,8 +75,9 @@ def stated_values(query: str) -> list[str]:
     return [v.lower() for v in quoted + _NUMBER.findall(bare)]
 
 
-def _phrase(text: object) -> str:
-    return " ".join(re.sub(r"[-_]+", " ", str(text).lower()).split())
+def _spaced(text: object) -> str:
+    """Hyphens and underscores as spaces, runs of space as one: "city-level_score" -> "city level score"."""
+    return " ".join(re.sub(r"[-_]+", " ", str(text)).split())
 
 
 # Instructions name languages, APIs take ISO 639-1 codes ("in English" sets lang = "en").
@@ -108,21 +109,16 @@ def named_defaults(query: str, tool: Tool) -> dict[str, str]:
         >>> named_defaults("Show us page 10 of the reviews sorted by recent, in English", t)
         {'sort': 'recent', 'lang': 'en'}
     """
-    phrase = _phrase(query)
-    languages = [code for name, code in LANGUAGE_CODES.items() if re.search(rf"\b{name}\b", phrase)]
-    words = f" {phrase} {' '.join(languages)} "
-    # short defaults keep their case: only the query's own words, the codes are lower case anyway
-    cased = f" {' '.join(re.sub(r'[-_]+', ' ', query).split())} {' '.join(languages)} "
+    spaced = _spaced(query)
+    codes = " ".join(code for name, code in LANGUAGE_CODES.items() if re.search(rf"\b{name}\b", spaced.lower()))
+    text = f"{spaced} {codes}"
     named = {}
     for p in tool.optional_parameters:
-        default = _phrase(p.default)
-        if len(default) < 2 or _NUMBER.fullmatch(default) or default in ("true", "false"):
+        default = _spaced(p.default)
+        if len(default) < 2 or _NUMBER.fullmatch(default) or default.lower() in ("true", "false"):
             continue
-        if len(default) <= 3:
-            default, where = " ".join(re.sub(r"[-_]+", " ", str(p.default)).split()), cased
-        else:
-            where = words
-        if re.search(rf"(?<!\w){re.escape(default)}(?!\w)", where):
+        flags = 0 if len(default) <= 3 else re.IGNORECASE  # short defaults keep their case
+        if re.search(rf"(?<!\w){re.escape(default)}(?!\w)", text, flags):
             named[p.name] = str(p.default)
     return named
 
