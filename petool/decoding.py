@@ -244,8 +244,8 @@ def score_names(model, tokenizer, prompt_ids: list[int], names: list[str]) -> di
     return {name: v[0] for name, v in scored.items()}
 
 
-def _missing_defaults(head: str, written: str, named: dict[str, dict[str, str]] | None) -> dict[str, str]:
-    """The chosen tool's named defaults not yet in ``written`` (the text after "parameters")."""
+def _missing_values(head: str, written: str, named: dict[str, dict[str, str]] | None) -> dict[str, str]:
+    """The chosen tool's named values not yet in ``written`` (the text after "parameters")."""
     found = re.search(r'"tool_name":\s*"((?:[^"\\]|\\.)*)"', head)
     if not named or not found:
         return {}
@@ -253,14 +253,14 @@ def _missing_defaults(head: str, written: str, named: dict[str, dict[str, str]] 
     return {k: v for k, v in chosen.items() if json.dumps(k, ensure_ascii=False) + ":" not in written}
 
 
-def _accept_first_default(matcher, tokenizer, missing: dict[str, str], first: bool) -> list[int]:
-    """Tokens that set the first missing parameter the grammar still allows to its default.
+def _accept_first_value(matcher, tokenizer, missing: dict[str, str], first: bool) -> list[int]:
+    """Tokens that set the first missing parameter the grammar still allows to its named value.
 
-    The default is tried as a JSON string, then as written (a number or boolean parameter);
+    The value is tried as a JSON string, then as written (a number or boolean parameter);
     the tokens are accepted into ``matcher``, or none is.
     """
-    for key, default in missing.items():
-        for value in (json.dumps(default, ensure_ascii=False), default):
+    for key, named in missing.items():
+        for value in (json.dumps(named, ensure_ascii=False), named):
             text = ("" if first else ", ") + json.dumps(key, ensure_ascii=False) + ": " + value
             ids = tokenizer.encode(text, add_special_tokens=False)
             for n, tok in enumerate(ids):
@@ -293,7 +293,7 @@ _STARTING: dict = {}
 def constrained_generate(model, tokenizer, prompt_ids: list[int], matcher, max_new_tokens: int,
                          max_time_s: float | None = None, tool_bias: dict[str, float] | None = None,
                          stated: list[str] | None = None, close_penalty: float = 0.0,
-                         named_defaults: dict[str, dict[str, str]] | None = None) -> DecodeResult:
+                         named_values: dict[str, dict[str, str]] | None = None) -> DecodeResult:
     """Greedy decoding under ``matcher``'s grammar, with jump-forward and a KV cache.
 
     Args:
@@ -315,10 +315,12 @@ def constrained_generate(model, tokenizer, prompt_ids: list[int], matcher, max_n
             logit plus this margin beats the closing one: a small model tends to stop before
             copying every value. Only the close-or-go-on choice moves (a
             penalty on closing alone would lengthen a number instead: "page": 1.00000000e+00).
-        named_defaults: ``{tool name: {parameter: default}}`` for the optional parameters whose
-            default the instruction names (``evidence.named_defaults``). Under the close
-            penalty, while one of the chosen tool's is not yet written, the call goes on with
-            that parameter set to its default (the first one the grammar still allows).
+        named_values: ``{tool name: {parameter: value}}`` for the optional parameters whose
+            value the instruction names (``evidence.named_values``). Under the close penalty,
+            wherever the model would open the next parameter or close them (outside a string
+            value) while one of the chosen tool's is not yet written, that parameter goes in
+            with its value instead (the first one the grammar still allows), so it keeps its
+            place before later keys.
     """
     import time
 
@@ -336,10 +338,11 @@ def constrained_generate(model, tokenizer, prompt_ids: list[int], matcher, max_n
     prefill_s = decode_s = 0.0
     timed_out = False
     tool_scores = None
-    closers = set(tokens_starting_with(tokenizer, "}")) if close_penalty and (stated or named_defaults) else None
+    closers = set(tokens_starting_with(tokenizer, "}")) if close_penalty and (stated or named_values) else None
     # what goes on instead: a "," after a value, a '"' opening the first key
     go_on_ids = tokens_starting_with(tokenizer, ",") + tokens_starting_with(tokenizer, '"') if closers else []
     go_on_ids = torch.tensor([i for i in go_on_ids if i < vocab_size])
+    go_on_set = set(go_on_ids.tolist())
     start = time.perf_counter()
     with torch.inference_mode():
         if tool_bias:
@@ -380,17 +383,19 @@ def constrained_generate(model, tokenizer, prompt_ids: list[int], matcher, max_n
             xgr.apply_token_bitmask_inplace(logits, bitmask)
             token = int(torch.argmax(logits, dim=-1)[0])
             fill_ids = []
-            if closers and token in closers:
+            if closers and (token in closers or token in go_on_set):
                 head, _, written = tokenizer.decode(out).partition('"parameters"')
-                missing = _missing_defaults(head, written, named_defaults)
-                values_missing = any(v not in written.lower() for v in stated or [])
-                if missing or values_missing:
+                # outside a string value, "}" closes the parameters and "," or '"' opens the next
+                between = written and len(re.findall(r'(?<!\\)"', written)) % 2 == 0
+                missing = _missing_values(head, written, named_values) if between else {}
+                values_missing = token in closers and any(v not in written.lower() for v in stated or [])
+                if missing:  # a named value goes in where the grammar takes it, before later keys
+                    fill_ids = _accept_first_value(matcher, tokenizer, missing, first='"' not in written)
+                if not fill_ids and values_missing:
                     go_on = logits[0, go_on_ids]
                     best = int(torch.argmax(go_on))
                     if float(go_on[best]) + close_penalty > float(logits[0, token]):
-                        fill_ids = _accept_first_default(matcher, tokenizer, missing, first='"' not in written)
-                        if not fill_ids and values_missing:
-                            token = int(go_on_ids[best])
+                        token = int(go_on_ids[best])
             if steps == 0:
                 prefill_s += time.perf_counter() - t0
             else:

@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
-from petool.schema import Entry, Tool, Turn, provider_of, split_tool_name
+from petool.schema import Entry, Parameter, Tool, Turn, provider_of, split_tool_name
 
 _STOP = frozenset(
     "the and for with get all from this that are you want given api data list information using provided "
@@ -88,30 +88,99 @@ LANGUAGE_CODES = {
     "swedish": "sv", "indonesian": "id", "vietnamese": "vi", "thai": "th", "greek": "el",
 }
 
+# Short forms pycountry does not list; the upper-case ones must be written so ("show us" is no country).
+_COUNTRY_ALIASES = {"usa": "US", "uk": "GB", "britain": "GB", "england": "GB",
+                    "russia": "RU", "vietnam": "VN", "US": "US", "USA": "US", "UK": "GB"}
 
-def named_defaults(query: str, tool: Tool) -> dict[str, str]:
-    """The tool's optional parameters whose default value the instruction names, in order.
+
+@lru_cache(maxsize=1)
+def _country_names() -> dict[str, str]:
+    """Lower-case country names (ISO 3166 name and common name, pycountry) to alpha-2 codes."""
+    import pycountry
+
+    names = {}
+    for country in pycountry.countries:
+        for name in (country.name, getattr(country, "common_name", None)):
+            if name and "," not in name:  # "Korea, Republic of" is never written so
+                names[name.lower()] = country.alpha_2
+    return names
+
+
+@lru_cache(maxsize=256)
+def named_places(query: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The languages and countries a query names, as ISO codes in order of first mention.
+
+    Example:
+        >>> named_places("Images from Brazil written in Portuguese, as in the US")
+        (('pt',), ('BR', 'US'))
+    """
+    lower = query.lower()
+    found: dict[str, list[tuple[int, str]]] = {"lang": [], "country": []}
+    for name, code in LANGUAGE_CODES.items():
+        found["lang"] += [(m.start(), code) for m in re.finditer(rf"\b{name}\b", lower)]
+    for name, code in {**_country_names(), **_COUNTRY_ALIASES}.items():
+        text = query if name.isupper() else lower
+        # not inside a URL or a path ("bbc.co.uk", "America/New_York")
+        found["country"] += [(m.start(), code) for m in re.finditer(rf"(?<![\w./]){re.escape(name)}(?![\w/]|\.\w)", text)]
+    return tuple(tuple(dict.fromkeys(code for _, code in sorted(hits))) for hits in (found["lang"], found["country"]))
+
+
+def _with_places(default: str, parameter: Parameter, langs: tuple[str, ...], countries: tuple[str, ...]) -> str | None:
+    """``default`` with its language and country codes set to the ones the query names, or None.
+
+    A code is a part of the default between hyphens or underscores ("lang_en", "en-US", "us");
+    which kind it is comes from the parameter's name and description. Every code must be named,
+    by a single place of its kind ("en-SG" is not named by "in Singapore" alone, and "from
+    English to French" names no one language).
+    """
+    about = f"{parameter.name} {parameter.description}".lower()
+    kinds = [(kind, codes[0]) for kind, codes, pattern in (("lang", langs, r"\b(?:lang\w*|locale|lr|hl)\b"),
+                                                           ("country", countries, r"\b(?:countr\w*|region\w*|gl|market\w*|locale)\b"))
+             if re.search(pattern, about) and len(codes) == 1]
+    parts = re.split(r"([-_])", default)
+    replaced = 0
+    for i, part in enumerate(parts):
+        if len(part) != 2 or not part.isalpha():
+            continue
+        for kind, code in kinds:
+            is_code = part.lower() in LANGUAGE_CODES.values() if kind == "lang" else part.upper() in _country_names().values()
+            if is_code:
+                parts[i] = code.upper() if part.isupper() else code.lower()
+                replaced += 1
+                break
+        else:
+            return None  # a code the query does not name, or no code at all
+    return "".join(parts) if replaced else None
+
+
+def named_values(query: str, tool: Tool) -> dict[str, str]:
+    """The tool's optional parameters whose value the instruction names, in order.
 
     Instructions are written from a call, so a default it names ("sorted by recent", "in USD",
     "in English" for ``en``) is a value the call sets, though a small model tends to leave it
     out. Hyphens and underscores count as spaces ("city-level-score" is named by "city-level
     score"); a default of three characters or fewer must be written in its own case ("US", not
     the "us" of "show us"); numbers and booleans are left out (they may belong to another
-    parameter: "15 results from index 10" against ``num`` = 10). Of such parameters the
-    ground truth holds, on real dev entries, 107 with the default as value, 13 with another (a
-    list that holds it) and misses none; on 900 generated entries (two builds) 50, 4 and 2.
+    parameter: "15 results from index 10" against ``num`` = 10). A default made of language or
+    country codes takes the ones the instruction names: "written in Portuguese" sets ``lr``
+    (default ``lang_en``) to ``lang_pt``, "in Canada" sets ``country`` (default ``us``) to
+    ``ca``. Of defaults named as such the ground truth holds, on real dev entries, 107 with the
+    default as value, 13 with another (a list that holds it) and misses none; on 900 generated
+    entries (two builds) 50, 4 and 2.
 
     Example:
         >>> from petool.schema import Parameter
         >>> t = Tool("<A>.<B>.<c>", optional_parameters=[Parameter("sort", default="recent"),
         ...          Parameter("lang", default="en"), Parameter("page", default="10"),
         ...          Parameter("country", default="US")])
-        >>> named_defaults("Show us page 10 of the reviews sorted by recent, in English", t)
+        >>> named_values("Show us page 10 of the reviews sorted by recent, in English", t)
         {'sort': 'recent', 'lang': 'en'}
+        >>> named_values("Reviews from Canada, in French", t)
+        {'lang': 'fr', 'country': 'CA'}
     """
     spaced = _spaced(query)
-    codes = " ".join(code for name, code in LANGUAGE_CODES.items() if re.search(rf"\b{name}\b", spaced.lower()))
-    text = f"{spaced} {codes}"
+    langs, countries = named_places(query)
+    text = f"{spaced} {' '.join(langs)}"
     named = {}
     for p in tool.optional_parameters:
         default = _spaced(p.default)
@@ -120,6 +189,8 @@ def named_defaults(query: str, tool: Tool) -> dict[str, str]:
         flags = 0 if len(default) <= 3 else re.IGNORECASE  # short defaults keep their case
         if re.search(rf"(?<!\w){re.escape(default)}(?!\w)", text, flags):
             named[p.name] = str(p.default)
+        elif (value := _with_places(str(p.default), p, langs, countries)) is not None:
+            named[p.name] = value
     return named
 
 

@@ -397,7 +397,7 @@ class LocalPredictor:
 
     def _petool(self, entry: Entry, setting: str) -> tuple[str, int, int]:
         from petool.decoding import CallGrammar, close_call, constrained_generate
-        from petool.evidence import named_defaults, stated_values
+        from petool.evidence import named_values, stated_values
 
         t0 = time.perf_counter()
         if self._grammar is None:
@@ -418,7 +418,7 @@ class LocalPredictor:
         # The time limit covers prompt fitting and grammar compiling too.
         left = None if self.max_time_s is None else max(0.0, self.max_time_s - (time.perf_counter() - t0))
         stated = stated_values(entry.query) if self.close_penalty else None
-        named = {t.name: named_defaults(entry.query, t) for t in allowed} if self.close_penalty else None
+        named = {t.name: named_values(entry.query, t) for t in allowed} if self.close_penalty else None
         result = constrained_generate(self.model, self.tokenizer, ids, matcher, self.max_new_tokens, left, bias,
                                       stated, self.close_penalty, named)
         text = self.tokenizer.decode(result.token_ids, skip_special_tokens=True)

@@ -268,10 +268,28 @@ def test_close_penalty_sets_a_named_default_the_model_left_out(tiny):
     for tool in (shop, flags):
         for penalty in (0.0, 1e9):
             result = constrained_generate(model, tok, _prompt(tok, "defaults"), grammar.matcher([tool]), 200,
-                                          close_penalty=penalty, named_defaults=named)
+                                          close_penalty=penalty, named_values=named)
             calls[tool.name, penalty] = json.loads(tok.decode(result.token_ids))["parameters"]
     # left alone, the model closes at once; held, it sets the named default (a string as a
     # string, a boolean as a boolean: the typed grammar refuses "true" in quotes), and another
     # tool's named defaults are not asked for
     assert calls[shop.name, 0.0] == {} and calls[flags.name, 0.0] == {}, calls
     assert calls[shop.name, 1e9] == {"sort": "recent"} and calls[flags.name, 1e9] == {"fresh": True}, calls
+
+
+def test_named_values_go_in_at_the_first_boundary_in_schema_order(tiny):
+    """A named value is written where the model would open the next key or close, not only at
+    the close: a later key the model picks first would shut it out of the ordered grammar."""
+    model, tok, grammar = tiny
+    tool = Tool("<A>.<B>.<e>", required_parameters=[Parameter("id", "NUMBER")],
+                optional_parameters=[Parameter("country", default="US"), Parameter("size", "NUMBER"),
+                                     Parameter("sort", default="recent")])
+    named = {tool.name: {"country": "SG", "sort": "recent"}}
+    calls = {}
+    for penalty in (0.0, 1e9):
+        result = constrained_generate(model, tok, _prompt(tok, "order"), grammar.matcher([tool]), 200,
+                                      close_penalty=penalty, named_values=named)
+        calls[penalty] = json.loads(tok.decode(result.token_ids))["parameters"]
+    assert list(calls[1e9])[:2] == ["id", "country"] and calls[1e9]["country"] == "SG", calls
+    assert calls[1e9]["sort"] == "recent", calls
+    assert calls[0.0].get("country") != "SG", calls

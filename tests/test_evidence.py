@@ -9,7 +9,8 @@ from petool.evidence import (
     fit_scores,
     history_evidence,
     likeness,
-    named_defaults,
+    named_places,
+    named_values,
     preference_score,
     rank_candidates,
     rank_tools,
@@ -144,6 +145,34 @@ _SHOP = Tool("<Shop>.<Store>.<reviews>", optional_parameters=[
         ("No defaults named.", {}),
     ],
 )
-def test_named_defaults(query, expected):
-    named = named_defaults(query, _SHOP)
+def test_named_values(query, expected):
+    named = named_values(query, _SHOP)
     assert named == expected and list(named) == [p.name for p in _SHOP.optional_parameters if p.name in expected]
+
+
+_PLACES = Tool("<S>.<Search>.<images>", optional_parameters=[
+    Parameter("gl", description="a two-letter country code", default="US"),
+    Parameter("lr", description="restricts results to a language", default="lang_en"),
+    Parameter("locale", default="en-SG"), Parameter("q", default="news"),
+])
+
+
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        ("Images from Brazil written in Portuguese", {"gl": "BR", "lr": "lang_pt", "locale": "pt-BR"}),  # in the default's case
+        ("Images from Canada", {"gl": "CA"}),  # en-SG: its language is not named, so neither is it
+        ("Images from Singapore in English", {"gl": "SG", "lr": "lang_en", "locale": "en-SG"}),  # both codes named
+        ("Images from the UK and France", {}),  # two countries name none
+        ("Translate from English to French", {}),  # two languages name none
+        ("Headlines of bbc.co.uk, zone America/New_York", {}),  # not in a URL or a path
+        ("Show us the news", {"q": "news"}),  # "us" is no country; a named default stays
+    ],
+)
+def test_named_values_take_the_places_the_query_names(query, expected):
+    assert named_values(query, _PLACES) == expected
+
+
+def test_named_places_in_order_of_mention():
+    assert named_places("From Singapore or the USA, in Thai") == (("th",), ("SG", "US"))
+    assert named_places("nothing here, show us") == ((), ())
