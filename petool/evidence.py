@@ -153,20 +153,69 @@ def _with_places(default: str, parameter: Parameter, langs: tuple[str, ...], cou
     return "".join(parts) if replaced else None
 
 
-def named_values(query: str, tool: Tool) -> dict[str, str]:
-    """The tool's optional parameters whose value the instruction names, in order.
+_NUMERIC_TYPES = frozenset({"number", "integer", "int", "float", "double", "long"})
+_CLAUSE_END = re.compile(r",|;|\band\b|\d")
 
-    Instructions are written from a call, so a default it names ("sorted by recent", "in USD",
-    "in English" for ``en``) is a value the call sets, though a small model tends to leave it
-    out. Hyphens and underscores count as spaces ("city-level-score" is named by "city-level
-    score"); a default of three characters or fewer must be written in its own case ("US", not
-    the "us" of "show us"); numbers and booleans are left out (they may belong to another
-    parameter: "15 results from index 10" against ``num`` = 10). A default made of language or
-    country codes takes the ones the instruction names: "written in Portuguese" sets ``lr``
-    (default ``lang_en``) to ``lang_pt``, "in Canada" sets ``country`` (default ``us``) to
-    ``ca``. Of defaults named as such the ground truth holds, on real dev entries, 107 with the
-    default as value, 13 with another (a list that holds it) and misses none; on 900 generated
-    entries (two builds) 50, 4 and 2.
+
+def _stems(text: str) -> set[str]:
+    return {w[:-1] if w.endswith("s") and len(w) > 3 else w for w in words(text)}
+
+
+def stated_numbers(query: str, tool: Tool, window: int = 3) -> dict[str, str]:
+    """The tool's numeric parameters the instruction states a number for, by the words beside it.
+
+    Each standalone number goes to the parameter whose name and description share the most
+    words with the (at most ``window``) words on either side of it within its clause ("with 20
+    items per response" -> ``size``, "The number of items per response"), if one parameter
+    shares strictly more than any other. Numbers in a list ("5002 and 6020"), a date, a range
+    or a comparison ("rating>3") are left to the model. On real dev entries this names 102
+    values the ground truth holds and none it does not; on 900 generated entries 159 and 3.
+
+    Example:
+        >>> from petool.schema import Parameter
+        >>> t = Tool("<A>.<B>.<c>", optional_parameters=[
+        ...     Parameter("size", "NUMBER", "The number of items per response"),
+        ...     Parameter("number", "NUMBER", "The page index"), Parameter("q", "STRING", "query")])
+        >>> stated_numbers("Reviews, 20 items per response, on page 2, query 7", t)
+        {'size': '20', 'number': '2'}
+    """
+    bare = _QUOTED.sub(lambda m: " " * len(m.group(0)), query)
+    params = [p for p in tool.required_parameters + tool.optional_parameters
+              if str(p.type).lower() in _NUMERIC_TYPES or _NUMBER.fullmatch(str(p.default or ""))]
+    about = {p.name: _stems(f"{p.name} {p.description}") for p in params}
+    found: dict[str, str] = {}
+    for m in _NUMBER.finditer(bare):
+        before, after = bare[: m.start()], bare[m.end():]
+        if re.match(r"\s*(?:,|and|or|to)?\s*\d|[-:/]\w", after) or re.search(r"\d\s*(?:,|and|or)?\s*$|[<>=]\s*$", before):
+            continue
+        near = re.findall(r"[A-Za-z]+", _CLAUSE_END.split(before)[-1])[-window:] + \
+            re.findall(r"[A-Za-z]+", _CLAUSE_END.split(after)[0])[:window]
+        context = _stems(" ".join(near))
+        ranked = sorted(((len(context & about[p.name]), p.name) for p in params if p.name not in found), reverse=True)
+        if ranked and ranked[0][0] >= 1 and (len(ranked) == 1 or ranked[0][0] > ranked[1][0]):
+            found[ranked[0][1]] = m.group(0)
+    return found
+
+
+def named_values(query: str, tool: Tool) -> dict[str, str]:
+    """The tool's parameters whose value the instruction names, in the schema's order.
+
+    Instructions are written from a call, so a value they name is a value the call sets,
+    though a small model tends to leave it out or put it under another key. Three kinds:
+
+    - a number stated for a numeric parameter (``stated_numbers``: "20 items per response");
+    - an optional parameter's default ("sorted by recent", "in USD", "in English" for ``en``).
+      Hyphens and underscores count as spaces ("city-level-score" is named by "city-level
+      score"); a default of three characters or fewer must be written in its own case ("US",
+      not the "us" of "show us"); numeric and boolean defaults are left to ``stated_numbers``
+      and the model ("15 results from index 10" against ``num`` = 10);
+    - an optional parameter's default made of language or country codes takes the ones the
+      instruction names: "written in Portuguese" sets ``lr`` (default ``lang_en``) to
+      ``lang_pt``, "in Canada" sets ``country`` (default ``us``) to ``ca``.
+
+    On the 450 real dev entries' gold tools these name 262 values the ground truth holds, 15
+    it holds otherwise (a list that holds the default, "BR" for "br") and none it lacks; on
+    900 generated entries (two builds) 211, 6 and 4.
 
     Example:
         >>> from petool.schema import Parameter
@@ -174,16 +223,22 @@ def named_values(query: str, tool: Tool) -> dict[str, str]:
         ...          Parameter("lang", default="en"), Parameter("page", default="10"),
         ...          Parameter("country", default="US")])
         >>> named_values("Show us page 10 of the reviews sorted by recent, in English", t)
-        {'sort': 'recent', 'lang': 'en'}
+        {'sort': 'recent', 'lang': 'en', 'page': '10'}
         >>> named_values("Reviews from Canada, in French", t)
         {'lang': 'fr', 'country': 'CA'}
     """
     spaced = _spaced(query)
     langs, countries = named_places(query)
     text = f"{spaced} {' '.join(langs)}"
+    numbers = stated_numbers(query, tool)
     named = {}
-    for p in tool.optional_parameters:
+    for p in tool.required_parameters + tool.optional_parameters:  # schema order: the grammar's
+        if p.name in numbers:
+            named[p.name] = numbers[p.name]
+            continue
         default = _spaced(p.default)
+        if p in tool.required_parameters:
+            continue
         if len(default) < 2 or _NUMBER.fullmatch(default) or default.lower() in ("true", "false"):
             continue
         flags = 0 if len(default) <= 3 else re.IGNORECASE  # short defaults keep their case

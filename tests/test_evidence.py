@@ -14,6 +14,7 @@ from petool.evidence import (
     preference_score,
     rank_candidates,
     rank_tools,
+    stated_numbers,
     stated_values,
     turned_away,
     words,
@@ -176,3 +177,29 @@ def test_named_values_take_the_places_the_query_names(query, expected):
 def test_named_places_in_order_of_mention():
     assert named_places("From Singapore or the USA, in Thai") == (("th",), ("SG", "US"))
     assert named_places("nothing here, show us") == ((), ())
+
+
+_PAGED = Tool("<S>.<Shop>.<reviews>", required_parameters=[Parameter("id", "NUMBER", "The product id")], optional_parameters=[
+    Parameter("size", "NUMBER", "The number of items per response for paging purpose", default="10"),
+    Parameter("number", "NUMBER", "The page index for paging purpose", default="1"),
+    Parameter("start", "STRING", "index of the first result", default="0"),
+    Parameter("locations", "STRING", "external IDs separated by comma"),
+    Parameter("rating", "NUMBER", "minimum rating"),
+])
+
+
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        ("Reviews of product ID 12345 with 20 items per response on page 2",  # each number by its neighbours
+         {"id": "12345", "size": "20", "number": "2"}),
+        ("Results from index 10, page 3", {"start": "10", "number": "3"}),  # a string-typed slot with a numeric default
+        ("Locations with external IDs 5002 and 6020", {}),  # a list is left to the model
+        ("Reviews from 2023-01-17, rating>3", {}),  # a date, a comparison
+        ("Reviews rated 4 or 5 stars", {}),  # a list again; "stars" is no parameter's word
+        ("Show 'page 2' of product 7", {"id": "7"}),  # quoted text is a value, not a clue
+        ("Give me 15 of them", {}),  # no neighbour shared with any parameter
+    ],
+)
+def test_stated_numbers_go_to_the_parameter_their_words_name(query, expected):
+    assert stated_numbers(query, _PAGED) == expected
