@@ -237,9 +237,11 @@ def test_adapter_on_and_off_share_one_base(tiny_llama_dir, adapter_dir, monkeypa
         base.use_adapter(True)
 
 
-def test_load_in_4bit_on_cpu(tiny_llama_dir):
+def test_load_in_4bit_on_cpu(tmp_path):
     pytest.importorskip("bitsandbytes")
-    p = load_predictor(tiny_llama_dir, load_in_4bit=True, device="cpu")
+    from tests.tiny_model import build_tiny_llama
+
+    p = load_predictor(build_tiny_llama(tmp_path / "tiny64", hidden_size=64), load_in_4bit=True, device="cpu")
     assert "4-bit" in p.describe()["dtype"]
     assert parse_call(p.generate(weather_entry(), "c").text).ok
 

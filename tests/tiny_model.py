@@ -57,12 +57,14 @@ def build_tokenizer():
     return fast
 
 
-def build_tiny_llama(path: str | Path, seed: int = 0) -> str:
+def build_tiny_llama(path: str | Path, seed: int = 0, hidden_size: int = 32) -> str:
     """Save a tiny random LlamaForCausalLM and its tokenizer to ``path``; return the path.
 
     Args:
         path: directory to create (parents too).
         seed: torch seed, so the random weights are the same on every run.
+        hidden_size: 64 or more for bitsandbytes 4-bit on CPUs with AVX-512 BF16, whose packed
+            layout needs each weight's input size to hold a 64-value quantization block.
     """
     import torch
     from transformers import GenerationConfig, LlamaConfig, LlamaForCausalLM
@@ -72,8 +74,8 @@ def build_tiny_llama(path: str | Path, seed: int = 0) -> str:
     tokenizer = build_tokenizer()
     config = LlamaConfig(
         vocab_size=len(tokenizer),
-        hidden_size=32,
-        intermediate_size=64,
+        hidden_size=hidden_size,
+        intermediate_size=2 * hidden_size,
         num_hidden_layers=2,
         num_attention_heads=4,
         num_key_value_heads=2,
