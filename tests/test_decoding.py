@@ -3,6 +3,7 @@
 import json
 
 import pytest
+import torch
 
 from petool.decoding import CallGrammar, call_schema, close_call, constrained_generate, tokens_starting_with
 from petool.schema import Parameter, Tool
@@ -277,19 +278,35 @@ def test_close_penalty_sets_a_named_default_the_model_left_out(tiny):
     assert calls[shop.name, 1e9] == {"sort": "recent"} and calls[flags.name, 1e9] == {"fresh": True}, calls
 
 
-def test_named_values_go_in_at_the_first_boundary_in_schema_order(tiny):
-    """A named value is written where the model would open the next key or close, not only at
-    the close: a later key the model picks first would shut it out of the ordered grammar."""
+class _Eager(torch.nn.Module):
+    """A model that always wants another parameter: its "," and '"' tokens get +50."""
+
+    def __init__(self, inner, boosted):
+        super().__init__()
+        self.inner, self.config, self.boosted = inner, inner.config, boosted
+
+    def forward(self, **kwargs):
+        out = self.inner(**kwargs)
+        out.logits[..., self.boosted] += 50.0
+        return out
+
+
+def test_named_values_go_in_first_and_nothing_unstated_follows(tiny):
+    """A named value is written where the model would open the next key, before any later key
+    (the grammar keeps schema order); once all that is stated and named is written, the
+    parameters close although the model would go on."""
     model, tok, grammar = tiny
+    eager = _Eager(model, tokens_starting_with(tok, ",") + tokens_starting_with(tok, '"')).eval()
     tool = Tool("<A>.<B>.<e>", required_parameters=[Parameter("id", "NUMBER")],
                 optional_parameters=[Parameter("country", default="US"), Parameter("size", "NUMBER"),
-                                     Parameter("sort", default="recent")])
+                                     Parameter("sort", default="recent"), Parameter("extra")])
     named = {tool.name: {"country": "SG", "sort": "recent"}}
     calls = {}
     for penalty in (0.0, 1e9):
-        result = constrained_generate(model, tok, _prompt(tok, "order"), grammar.matcher([tool]), 200,
+        result = constrained_generate(eager, tok, _prompt(tok, "order"), grammar.matcher([tool]), 300,
                                       close_penalty=penalty, named_values=named)
         calls[penalty] = json.loads(tok.decode(result.token_ids))["parameters"]
-    assert list(calls[1e9])[:2] == ["id", "country"] and calls[1e9]["country"] == "SG", calls
-    assert calls[1e9]["sort"] == "recent", calls
-    assert calls[0.0].get("country") != "SG", calls
+    # left alone, it writes the keys in schema order up to the last one, with its own values
+    assert list(calls[0.0])[:2] == ["id", "country"] and "extra" in calls[0.0] and calls[0.0]["country"] != "SG", calls
+    assert list(calls[1e9]) == ["id", "country", "sort"], calls
+    assert calls[1e9]["country"] == "SG" and calls[1e9]["sort"] == "recent", calls

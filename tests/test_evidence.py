@@ -199,6 +199,9 @@ _PAGED = Tool("<S>.<Shop>.<reviews>", required_parameters=[Parameter("id", "NUMB
         ("Reviews rated 4 or 5 stars", {}),  # a list again; "stars" is no parameter's word
         ("Show 'page 2' of product 7", {"id": "7"}),  # quoted text is a value, not a clue
         ("Give me 15 of them", {}),  # no neighbour shared with any parameter
+        ("Reviews on the second page, from the 6th result", {"number": "2", "start": "5"}),  # start counts from 0
+        ("The first 100 items per response", {"size": "100"}),  # "first" counts nothing here
+        ("Limit the items per response to 10.", {"size": "10"}),  # a full stop may end a number
     ],
 )
 def test_stated_numbers_go_to_the_parameter_their_words_name(query, expected):
