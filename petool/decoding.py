@@ -348,6 +348,9 @@ def constrained_generate(model, tokenizer, prompt_ids: list[int], matcher, max_n
     go_on_ids = torch.tensor([i for i in go_on_ids if i < vocab_size])
     go_on_set = set(go_on_ids.tolist())
     closer_ids = torch.tensor(sorted(i for i in (closers or ()) if i < vocab_size), dtype=torch.long)
+    ends_value = torch.tensor(sorted(set(closer_ids.tolist()) | {i for i in tokens_starting_with(tokenizer, ",") if i < vocab_size}),
+                              dtype=torch.long) if closers else None
+    ended_raw = False
     start = time.perf_counter()
     with torch.inference_mode():
         if tool_bias:
@@ -386,6 +389,11 @@ def constrained_generate(model, tokenizer, prompt_ids: list[int], matcher, max_n
             logits = logits.float().cpu()
             matcher.fill_next_token_bitmask(bitmask)
             xgr.apply_token_bitmask_inplace(logits, bitmask)
+            if ended_raw:  # a forced number or boolean is whole: "2" must not grow into "20"
+                keep = torch.full_like(logits, float("-inf"))
+                keep[0, ends_value] = 0.0
+                logits = logits + keep
+                ended_raw = False
             token = int(torch.argmax(logits, dim=-1)[0])
             fill_ids = []
             if closers and (token in closers or token in go_on_set):
@@ -415,6 +423,7 @@ def constrained_generate(model, tokenizer, prompt_ids: list[int], matcher, max_n
                 decode_s += time.perf_counter() - t0
             steps += 1
             if fill_ids:  # already accepted into the matcher
+                ended_raw = not tokenizer.decode(fill_ids).rstrip().endswith('"')
                 out += fill_ids
                 pending = fill_ids
                 forced += len(fill_ids)
