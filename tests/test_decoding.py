@@ -310,3 +310,14 @@ def test_named_values_go_in_first_and_nothing_unstated_follows(tiny):
     assert list(calls[0.0])[:2] == ["id", "country"] and "extra" in calls[0.0] and calls[0.0]["country"] != "SG", calls
     assert list(calls[1e9]) == ["id", "country", "sort"], calls
     assert calls[1e9]["country"] == "SG" and calls[1e9]["sort"] == "recent", calls
+
+
+def test_a_forced_number_is_not_lengthened(tiny):
+    """A named number is whole: a model keen on digits may not grow "2" into "22..."."""
+    model, tok, grammar = tiny
+    digits = [i for d in "0123456789" for i in tokens_starting_with(tok, d)]
+    keen = _Eager(model, digits).eval()
+    tool = Tool("<A>.<B>.<f>", optional_parameters=[Parameter("number", "NUMBER"), Parameter("size", "NUMBER")])
+    result = constrained_generate(keen, tok, _prompt(tok, "page"), grammar.matcher([tool]), 200,
+                                  close_penalty=1e9, named_values={tool.name: {"number": "2"}})
+    assert json.loads(tok.decode(result.token_ids))["parameters"] == {"number": 2}
