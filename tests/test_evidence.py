@@ -14,7 +14,7 @@ from petool.evidence import (
     preference_score,
     rank_candidates,
     rank_tools,
-    stated_numbers,
+    stated_slots,
     stated_values,
     turned_away,
     words,
@@ -184,7 +184,8 @@ _PAGED = Tool("<S>.<Shop>.<reviews>", required_parameters=[Parameter("id", "NUMB
     Parameter("number", "NUMBER", "The page index for paging purpose", default="1"),
     Parameter("start", "STRING", "index of the first result", default="0"),
     Parameter("locations", "STRING", "external IDs separated by comma"),
-    Parameter("rating", "NUMBER", "minimum rating"),
+    Parameter("rating", "NUMBER", "minimum rating"), Parameter("q", "STRING", "the search query"),
+    Parameter("verbose", "BOOLEAN", "verbose query output"),
 ])
 
 
@@ -202,7 +203,9 @@ _PAGED = Tool("<S>.<Shop>.<reviews>", required_parameters=[Parameter("id", "NUMB
         ("Reviews on the second page, from the 6th result", {"number": "2", "start": "5"}),  # start counts from 0
         ("The first 100 items per response", {"size": "100"}),  # "first" counts nothing here
         ("Limit the items per response to 10.", {"size": "10"}),  # a full stop may end a number
+        ("Reviews with the query 'red shoes', 15 items per response", {"size": "15", "q": "red shoes"}),  # quoted text
+        ("Query 'a' then 'b'", {"q": "a"}),  # one value per parameter
     ],
 )
-def test_stated_numbers_go_to_the_parameter_their_words_name(query, expected):
-    assert stated_numbers(query, _PAGED) == expected
+def test_stated_slots_go_to_the_parameter_their_words_name(query, expected):
+    assert stated_slots(query, _PAGED) == expected
