@@ -253,15 +253,16 @@ def _missing_values(head: str, written: str, named: dict[str, dict[str, str]] | 
     return {k: v for k, v in chosen.items() if json.dumps(k, ensure_ascii=False) + ":" not in written}
 
 
-def _accept_first_value(matcher, tokenizer, missing: dict[str, str], first: bool) -> list[int]:
+def _accept_first_value(matcher, tokenizer, missing: dict[str, str], prefix: str) -> list[int]:
     """Tokens that set the first missing parameter the grammar still allows to its named value.
 
-    The value is tried as a JSON string, then as written (a number or boolean parameter);
-    the tokens are accepted into ``matcher``, or none is.
+    ``prefix`` is what goes before the key where decoding stands (", " after a value, " "
+    after a comma, "" after the opening brace). The value is tried as a JSON string, then as
+    written (a number or boolean parameter); the tokens are accepted into ``matcher``, or none is.
     """
     for key, named in missing.items():
         for value in (json.dumps(named, ensure_ascii=False), named):
-            text = ("" if first else ", ") + json.dumps(key, ensure_ascii=False) + ": " + value
+            text = prefix + json.dumps(key, ensure_ascii=False) + ": " + value
             ids = tokenizer.encode(text, add_special_tokens=False)
             for n, tok in enumerate(ids):
                 if not matcher.accept_token(tok):
@@ -271,6 +272,16 @@ def _accept_first_value(matcher, tokenizer, missing: dict[str, str], first: bool
             else:
                 return ids
     return []
+
+
+def _position(written: str) -> str:
+    """Where decoding stands in the parameters' text: "string" (inside a string), "value"
+    (after a colon), "first" (after the opening brace), "next" (after a comma) or "after" (a
+    value is complete or may go on: a number)."""
+    if len(re.findall(r'(?<!\\)"', written)) % 2:
+        return "string"
+    end = written.rstrip()[-1:]
+    return {":": "value", "{": "first", ",": "next"}.get(end, "after")
 
 
 def tokens_starting_with(tokenizer, char: str) -> list[int]:
@@ -288,6 +299,49 @@ def tokens_starting_with(tokenizer, char: str) -> list[int]:
 
 
 _STARTING: dict = {}
+
+
+def _hold_to_the_instruction(matcher, tokenizer, logits, token: int, head: str, written: str, stated, named_values,
+                             close_penalty: float, closer_ids, go_on_ids, quote_id) -> tuple[list[int], int]:
+    """The close penalty's step: (tokens forced into the matcher, or [], and the token to take).
+
+    Where a key may open (after "{", ",", or where the model ends a value) a missing named
+    value goes in; once every stated and named value is written, a key the model would open
+    becomes the close; while a stated value is missing, a close the model would take becomes
+    the likeliest continuation if its logit plus ``close_penalty`` beats it. A token that ends
+    a string and opens the next key at once (``",``) is cut to the quote, so that choice is
+    made at the next step.
+    """
+    import torch
+
+    where = _position(written)
+    text = tokenizer.decode([token])
+    missing = _missing_values(head, written, named_values)
+    values_missing = any(v not in written.lower() for v in stated or [])
+    ends_value = where == "after" and text.lstrip()[:1] in (",", "}")
+    if where == "string":
+        if quote_id is not None and text.startswith('"') and text[1:].lstrip().startswith(",") and \
+                float(logits[0, quote_id]) > float("-inf"):
+            return [], quote_id
+        return [], token
+    if missing and (where in ("first", "next") or ends_value):
+        prefix = {"first": "", "next": " "}.get(where, ", ")
+        fill = _accept_first_value(matcher, tokenizer, missing, prefix)
+        if fill:
+            return fill, token
+    opens_key = (where == "first" and int(token) not in set(closer_ids.tolist())) or (ends_value and text.lstrip().startswith(","))
+    if opens_key and not values_missing:
+        # all the instruction states is written: another key would be a guess
+        close = logits[0, closer_ids]
+        best = int(torch.argmax(close))
+        if float(close[best]) > float("-inf"):
+            return [], int(closer_ids[best])
+    elif values_missing and where in ("first", "after") and text.lstrip().startswith("}"):
+        go_on = logits[0, go_on_ids]
+        best = int(torch.argmax(go_on))
+        if float(go_on[best]) + close_penalty > float(logits[0, token]):
+            return [], int(go_on_ids[best])
+    return [], token
 
 
 def constrained_generate(model, tokenizer, prompt_ids: list[int], matcher, max_new_tokens: int,
@@ -344,9 +398,10 @@ def constrained_generate(model, tokenizer, prompt_ids: list[int], matcher, max_n
     tool_scores = None
     closers = set(tokens_starting_with(tokenizer, "}")) if close_penalty else None
     # what goes on instead: a "," after a value, a '"' opening the first key
-    go_on_ids = tokens_starting_with(tokenizer, ",") + tokens_starting_with(tokenizer, '"') if closers else []
+    go_on_ids = tokens_starting_with(tokenizer, ",") + tokens_starting_with(tokenizer, '"') + tokens_starting_with(tokenizer, ' "') if closers else []
     go_on_ids = torch.tensor([i for i in go_on_ids if i < vocab_size])
-    go_on_set = set(go_on_ids.tolist())
+    quote = tokenizer.encode('"', add_special_tokens=False)
+    quote_id = quote[0] if len(quote) == 1 else None
     closer_ids = torch.tensor(sorted(i for i in (closers or ()) if i < vocab_size), dtype=torch.long)
     ends_value = torch.tensor(sorted(set(closer_ids.tolist()) | {i for i in tokens_starting_with(tokenizer, ",") if i < vocab_size}),
                               dtype=torch.long) if closers else None
@@ -396,27 +451,10 @@ def constrained_generate(model, tokenizer, prompt_ids: list[int], matcher, max_n
                 ended_raw = False
             token = int(torch.argmax(logits, dim=-1)[0])
             fill_ids = []
-            if closers and (token in closers or token in go_on_set):
-                head, _, written = tokenizer.decode(out).partition('"parameters"')
-                # outside a string value, "}" closes the parameters and "," or '"' opens the next
-                between = written and len(re.findall(r'(?<!\\)"', written)) % 2 == 0
-                missing = _missing_values(head, written, named_values) if between else {}
-                values_missing = any(v not in written.lower() for v in stated or [])
-                if missing:  # a named value goes in where the grammar takes it, before later keys
-                    fill_ids = _accept_first_value(matcher, tokenizer, missing, first='"' not in written)
-                opens_key = between and (token not in closers) and (
-                    tokenizer.decode([token]).startswith(",") or written.rstrip().endswith("{"))
-                if not fill_ids and opens_key and not values_missing:
-                    # all the instruction states is written: another key would be a guess
-                    close = logits[0, closer_ids]
-                    best = int(torch.argmax(close))
-                    if float(close[best]) > float("-inf"):
-                        token = int(closer_ids[best])
-                elif not fill_ids and values_missing and token in closers:
-                    go_on = logits[0, go_on_ids]
-                    best = int(torch.argmax(go_on))
-                    if float(go_on[best]) + close_penalty > float(logits[0, token]):
-                        token = int(go_on_ids[best])
+            head, _, written = tokenizer.decode(out).partition('"parameters"') if closers else ("", "", "")
+            if written:
+                fill_ids, token = _hold_to_the_instruction(matcher, tokenizer, logits, token, head, written, stated,
+                                                           named_values, close_penalty, closer_ids, go_on_ids, quote_id)
             if steps == 0:
                 prefill_s += time.perf_counter() - t0
             else:
