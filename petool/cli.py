@@ -59,7 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rank-prior", type=float, default=None,
                    help="shortlist style: weight of the ranking's prior in the tool choice (default 2.5; 0: the model alone)")
     p.add_argument("--close-penalty", type=float, default=None,
-                   help="petool mode: held against closing the parameters while a value the instruction states is missing, and sets the defaults it names (default 1000; 0: off)")
+                   help="petool mode: holds the parameters to what the instruction states: values it names go in, a close is held back while a stated value is missing, and the call closes once all are written (default 1000; 0: off)")
     p.add_argument("--base-url", default=None, help="openai: models: the endpoint (default $OPENAI_BASE_URL)")
     p.add_argument("--api-key", default=None, help="openai: models: the key (default $OPENAI_API_KEY)")
     p.add_argument("--limit", type=int, default=None, help="use only the first N entries")

@@ -321,3 +321,21 @@ def test_a_forced_number_is_not_lengthened(tiny):
     result = constrained_generate(keen, tok, _prompt(tok, "page"), grammar.matcher([tool]), 200,
                                   close_penalty=1e9, named_values={tool.name: {"number": "2"}})
     assert json.loads(tok.decode(result.token_ids))["parameters"] == {"number": 2}
+
+
+@pytest.mark.parametrize(
+    "written, where",
+    [
+        (': {', "first"),
+        (': {"q": "New York', "string"),
+        (': {"q": "New York"', "after"),
+        (': {"q": "New York",', "next"),
+        (': {"q": "a \\" b"', "after"),  # an escaped quote stays inside the string
+        (': {"q": "a", "page": ', "value"),
+        (': {"q": "a", "page": 1', "after"),  # a number may go on or end here
+    ],
+)
+def test_position_in_the_parameters(written, where):
+    from petool.decoding import _position
+
+    assert _position(written) == where
