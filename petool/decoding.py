@@ -373,8 +373,8 @@ def constrained_generate(model, tokenizer, prompt_ids: list[int], matcher, max_n
             parameter), so the parameters close there if the grammar allows. Only the
             close-or-go-on choice moves (a penalty on closing alone would lengthen a number
             instead: "page": 1.00000000e+00). 0 turns all of this off.
-        named_values: ``{tool name: {parameter: value}}`` for the optional parameters whose
-            value the instruction names (``evidence.named_values``). Under the close penalty,
+        named_values: ``{tool name: {parameter: value}}`` for the parameters whose value the
+            instruction names (``evidence.named_values``). Under the close penalty,
             wherever the model would open the next parameter or close them (outside a string
             value) while one of the chosen tool's is not yet written, that parameter goes in
             with its value instead (the first one the grammar still allows), so it keeps its
@@ -444,11 +444,12 @@ def constrained_generate(model, tokenizer, prompt_ids: list[int], matcher, max_n
             logits = logits.float().cpu()
             matcher.fill_next_token_bitmask(bitmask)
             xgr.apply_token_bitmask_inplace(logits, bitmask)
-            if ended_raw:  # a forced number or boolean is whole: "2" must not grow into "20"
+            if ended_raw and bool(torch.isfinite(logits[0, ends_value]).any()):
+                # a forced number or boolean is whole: "2" must not grow into "20"
                 keep = torch.full_like(logits, float("-inf"))
                 keep[0, ends_value] = 0.0
                 logits = logits + keep
-                ended_raw = False
+            ended_raw = False
             token = int(torch.argmax(logits, dim=-1)[0])
             fill_ids = []
             head, _, written = tokenizer.decode(out).partition('"parameters"') if closers else ("", "", "")
