@@ -302,7 +302,7 @@ _STARTING: dict = {}
 
 
 def _hold_to_the_instruction(matcher, tokenizer, logits, token: int, head: str, written: str, stated, named_values,
-                             close_penalty: float, closer_ids, go_on_ids, quote_id) -> tuple[list[int], int]:
+                             close_penalty: float, closers: set[int], closer_ids, go_on_ids, quote_id) -> tuple[list[int], int]:
     """The close penalty's step: (tokens forced into the matcher, or [], and the token to take).
 
     Where a key may open (after "{", ",", or where the model ends a value) a missing named
@@ -316,20 +316,22 @@ def _hold_to_the_instruction(matcher, tokenizer, logits, token: int, head: str, 
 
     where = _position(written)
     text = tokenizer.decode([token])
-    missing = _missing_values(head, written, named_values)
-    values_missing = any(v not in written.lower() for v in stated or [])
-    ends_value = where == "after" and text.lstrip()[:1] in (",", "}")
     if where == "string":
         if quote_id is not None and text.startswith('"') and text[1:].lstrip().startswith(",") and \
                 float(logits[0, quote_id]) > float("-inf"):
             return [], quote_id
         return [], token
+    if where == "value":
+        return [], token
+    missing = _missing_values(head, written, named_values)
+    values_missing = any(v not in written.lower() for v in stated or [])
+    ends_value = where == "after" and text.lstrip()[:1] in (",", "}")
     if missing and (where in ("first", "next") or ends_value):
         prefix = {"first": "", "next": " "}.get(where, ", ")
         fill = _accept_first_value(matcher, tokenizer, missing, prefix)
         if fill:
             return fill, token
-    opens_key = (where == "first" and int(token) not in set(closer_ids.tolist())) or (ends_value and text.lstrip().startswith(","))
+    opens_key = (where == "first" and token not in closers) or (ends_value and text.lstrip().startswith(","))
     if opens_key and not values_missing:
         # all the instruction states is written: another key would be a guess
         close = logits[0, closer_ids]
@@ -397,14 +399,14 @@ def constrained_generate(model, tokenizer, prompt_ids: list[int], matcher, max_n
     timed_out = False
     tool_scores = None
     closers = set(tokens_starting_with(tokenizer, "}")) if close_penalty else None
-    # what goes on instead: a "," after a value, a '"' opening the first key
+    # what goes on instead: a "," after a value, a '"' (or ' "') opening the first key
     go_on_ids = tokens_starting_with(tokenizer, ",") + tokens_starting_with(tokenizer, '"') + tokens_starting_with(tokenizer, ' "') if closers else []
     go_on_ids = torch.tensor([i for i in go_on_ids if i < vocab_size])
     quote = tokenizer.encode('"', add_special_tokens=False)
     quote_id = quote[0] if len(quote) == 1 else None
     closer_ids = torch.tensor(sorted(i for i in (closers or ()) if i < vocab_size), dtype=torch.long)
-    ends_value = torch.tensor(sorted(set(closer_ids.tolist()) | {i for i in tokens_starting_with(tokenizer, ",") if i < vocab_size}),
-                              dtype=torch.long) if closers else None
+    value_enders = torch.tensor(sorted(set(closer_ids.tolist()) | {i for i in tokens_starting_with(tokenizer, ",") if i < vocab_size}),
+                                dtype=torch.long) if closers else None
     ended_raw = False
     start = time.perf_counter()
     with torch.inference_mode():
@@ -444,10 +446,10 @@ def constrained_generate(model, tokenizer, prompt_ids: list[int], matcher, max_n
             logits = logits.float().cpu()
             matcher.fill_next_token_bitmask(bitmask)
             xgr.apply_token_bitmask_inplace(logits, bitmask)
-            if ended_raw and bool(torch.isfinite(logits[0, ends_value]).any()):
+            if ended_raw and bool(torch.isfinite(logits[0, value_enders]).any()):
                 # a forced number or boolean is whole: "2" must not grow into "20"
                 keep = torch.full_like(logits, float("-inf"))
-                keep[0, ends_value] = 0.0
+                keep[0, value_enders] = 0.0
                 logits = logits + keep
             ended_raw = False
             token = int(torch.argmax(logits, dim=-1)[0])
@@ -455,7 +457,7 @@ def constrained_generate(model, tokenizer, prompt_ids: list[int], matcher, max_n
             head, _, written = tokenizer.decode(out).partition('"parameters"') if closers else ("", "", "")
             if written:
                 fill_ids, token = _hold_to_the_instruction(matcher, tokenizer, logits, token, head, written, stated,
-                                                           named_values, close_penalty, closer_ids, go_on_ids, quote_id)
+                                                           named_values, close_penalty, closers, closer_ids, go_on_ids, quote_id)
             if steps == 0:
                 prefill_s += time.perf_counter() - t0
             else:

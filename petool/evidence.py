@@ -93,6 +93,8 @@ LANGUAGE_CODES = {
     "swedish": "sv", "indonesian": "id", "vietnamese": "vi", "thai": "th", "greek": "el",
 }
 
+_LANGUAGE_CODE_SET = frozenset(LANGUAGE_CODES.values())
+
 # Short forms pycountry does not list; the upper-case ones must be written so ("show us" is no country).
 _COUNTRY_ALIASES = {"usa": "US", "uk": "GB", "britain": "GB", "england": "GB",
                     "russia": "RU", "vietnam": "VN", "US": "US", "USA": "US", "UK": "GB"}
@@ -100,7 +102,8 @@ _COUNTRY_ALIASES = {"usa": "US", "uk": "GB", "britain": "GB", "england": "GB",
 
 @lru_cache(maxsize=1)
 def _country_names() -> dict[str, str]:
-    """Lower-case country names (ISO 3166 name and common name, pycountry) to alpha-2 codes."""
+    """Country names (ISO 3166 name and common name, pycountry; lower case) and the short forms
+    above, to alpha-2 codes."""
     import pycountry
 
     names = {}
@@ -108,7 +111,23 @@ def _country_names() -> dict[str, str]:
         for name in (country.name, getattr(country, "common_name", None)):
             if name and "," not in name:  # "Korea, Republic of" is never written so
                 names[name.lower()] = country.alpha_2
-    return names
+    return {**names, **_COUNTRY_ALIASES}
+
+
+@lru_cache(maxsize=1)
+def _place_patterns() -> tuple[re.Pattern, re.Pattern, re.Pattern, frozenset[str]]:
+    """One pattern per kind of name (longest first, so "papua new guinea" is not "guinea"),
+    and the set of country codes."""
+    def alternatives(names):
+        return "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+
+    countries = _country_names()
+    # not inside a URL or a path ("bbc.co.uk", "America/New_York")
+    edge_in, edge_out = r"(?<![\w./])", r"(?![\w/]|\.\w)"
+    lower = re.compile(f"{edge_in}({alternatives(n for n in countries if not n.isupper())}){edge_out}")
+    upper = re.compile(f"{edge_in}({alternatives(n for n in countries if n.isupper())}){edge_out}")
+    langs = re.compile(rf"\b({alternatives(LANGUAGE_CODES)})\b")
+    return lower, upper, langs, frozenset(countries.values())
 
 
 @lru_cache(maxsize=256)
@@ -119,15 +138,12 @@ def named_places(query: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
         >>> named_places("Images from Brazil written in Portuguese, as in the US")
         (('pt',), ('BR', 'US'))
     """
-    lower = query.lower()
-    found: dict[str, list[tuple[int, str]]] = {"lang": [], "country": []}
-    for name, code in LANGUAGE_CODES.items():
-        found["lang"] += [(m.start(), code) for m in re.finditer(rf"\b{name}\b", lower)]
-    for name, code in {**_country_names(), **_COUNTRY_ALIASES}.items():
-        text = query if name.isupper() else lower
-        # not inside a URL or a path ("bbc.co.uk", "America/New_York")
-        found["country"] += [(m.start(), code) for m in re.finditer(rf"(?<![\w./]){re.escape(name)}(?![\w/]|\.\w)", text)]
-    return tuple(tuple(dict.fromkeys(code for _, code in sorted(hits))) for hits in (found["lang"], found["country"]))
+    lower_names, upper_names, language_names, _ = _place_patterns()
+    lower, countries = query.lower(), _country_names()
+    langs = [LANGUAGE_CODES[m.group(1)] for m in language_names.finditer(lower)]
+    hits = sorted([(m.start(), countries[m.group(1)]) for m in lower_names.finditer(lower)]
+                  + [(m.start(), countries[m.group(1)]) for m in upper_names.finditer(query)])
+    return tuple(dict.fromkeys(langs)), tuple(dict.fromkeys(code for _, code in hits))
 
 
 def _with_places(default: str, parameter: Parameter, langs: tuple[str, ...], countries: tuple[str, ...]) -> str | None:
@@ -148,7 +164,7 @@ def _with_places(default: str, parameter: Parameter, langs: tuple[str, ...], cou
         if len(part) != 2 or not part.isalpha():
             continue
         for kind, code in kinds:
-            is_code = part.lower() in LANGUAGE_CODES.values() if kind == "lang" else part.upper() in _country_names().values()
+            is_code = part.lower() in _LANGUAGE_CODE_SET if kind == "lang" else part.upper() in _place_patterns()[3]
             if is_code:
                 parts[i] = code.upper() if part.isupper() else code.lower()
                 replaced += 1
@@ -170,9 +186,9 @@ def stated_slots(query: str, tool: Tool, window: int = 3) -> dict[str, str]:
     """The tool's parameters the instruction states a value for, found by the words beside it.
 
     A stated value is a standalone number or ordinal (for a numeric parameter: its declared
-    type or a numeric default) or quoted text (for any other but a boolean, object or array). It goes to the
-    parameter whose name and description share the most words with the (at most ``window``)
-    words on either side of it within its clause ("with 20 items per response" -> ``size``,
+    type or a numeric default) or quoted text (for any other but a boolean, object or array).
+    It goes to the parameter whose name and description share the most words with the (at most
+    ``window``) words on either side of it within its clause ("with 20 items per response" -> ``size``,
     "The number of items per response"; "the topic 'compute'" -> ``topic``), if one parameter
     shares strictly more than any other still free; values are placed until none more is, so
     a value tied at first may go once a rival is taken. An ordinal counts from one, or from
@@ -261,15 +277,14 @@ def named_values(query: str, tool: Tool) -> dict[str, str]:
     spaced = _spaced(query)
     langs, countries = named_places(query)
     text = f"{spaced} {' '.join(langs)}"
-    numbers = stated_slots(query, tool)
-    named = {}
-    for p in tool.required_parameters + tool.optional_parameters:  # schema order: the grammar's
-        if p.name in numbers:
-            named[p.name] = numbers[p.name]
+    slots = stated_slots(query, tool)
+    # schema order (required, then optional), the grammar's
+    named = {p.name: slots[p.name] for p in tool.required_parameters if p.name in slots}
+    for p in tool.optional_parameters:
+        if p.name in slots:
+            named[p.name] = slots[p.name]
             continue
         default = _spaced(p.default)
-        if p in tool.required_parameters:
-            continue
         if len(default) < 2 or _NUMBER.fullmatch(default) or default.lower() in ("true", "false"):
             continue
         flags = 0 if len(default) <= 3 else re.IGNORECASE  # short defaults keep their case
