@@ -177,6 +177,7 @@ def test_named_values_take_the_places_the_query_names(query, expected):
 def test_named_places_in_order_of_mention():
     assert named_places("From Singapore or the USA, in Thai") == (("th",), ("SG", "US"))
     assert named_places("nothing here, show us") == ((), ())
+    assert named_places("Shipping to Papua New Guinea") == ((), ("PG",))  # the longest name, not also Guinea
 
 
 _PAGED = Tool("<S>.<Shop>.<reviews>", required_parameters=[Parameter("id", "NUMBER", "The product id")], optional_parameters=[
