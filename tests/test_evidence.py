@@ -39,6 +39,21 @@ def test_fit_prefers_tools_that_share_rare_words_with_the_query():
     assert fit_scores("", tools) == {t.name: 0.0 for t in tools}
 
 
+
+@pytest.mark.parametrize("query, tools, best", [
+    # each shares one query word: "inventory" in A's name, "status" in B's description
+    ("the inventory status", [Tool("<Shop>.<Pets>.<getInventory>", "Returns a map of codes to quantities"),
+                              Tool("<Shop>.<Store>.<listItems>", "Items with their status")], "<Shop>.<Pets>.<getInventory>"),
+    # both share every query word, but only the first names "SRT"
+    ("Get the subtitle in SRT format", [Tool("<Data>.<Subs>.<Get subtitle in SRT format>", "Returns the subtitle of a video"),
+                                        Tool("<Data>.<Subs>.<Get subtitle in JSON format>", "Returns the subtitle as an SRT-like JSON object")],
+     "<Data>.<Subs>.<Get subtitle in SRT format>"),
+])
+def test_a_word_in_the_api_name_counts_more_than_one_in_its_description(query, tools, best):
+    fit = fit_scores(query, tools)
+    assert fit[best] == 1.0 and all(v < 1.0 for name, v in fit.items() if name != best)
+
+
 def test_history_evidence_counts_uses_ratings_positions_and_the_leading_block():
     entry = weather_entry()
     r = history_evidence(entry.history("r"), entry.candidates)
