@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from petool.evidence import GOLD_RANK_SHARE, rank_candidates, rank_log_prior  # noqa: E402
 
-WEIGHTS = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0)
+WEIGHTS = (0.0, 0.25, 0.5, 1.0, 2.0, 2.5, 4.0)
 
 
 def unseen_generated(n: int, seed: int, train_seed: int, train_entries: int, train_heldout: int) -> list:
