@@ -32,12 +32,16 @@ def words(text: str) -> list[str]:
     return [w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 2 and w not in _STOP]
 
 
+def api_name(tool: Tool) -> str:
+    """The API part of a candidate's ``<Category>.<Tool>.<API>`` name (the whole name if it has no parts)."""
+    parts = split_tool_name(tool.name)
+    return parts[2] if parts else tool.name
+
+
 def tool_text(tool: Tool) -> str:
     """What a candidate does, in words: API name, description, parameter names and descriptions."""
-    parts = split_tool_name(tool.name)
-    api = parts[2] if parts else tool.name
     params = " ".join(f"{p.name} {p.description}" for p in tool.required_parameters + tool.optional_parameters)
-    return f"{api} {tool.description} {params}"
+    return f"{api_name(tool)} {tool.description} {params}"
 
 
 # How much more a query word counts when the API's own name holds it: a name says what the API
@@ -61,11 +65,8 @@ def fit_scores(query: str, candidates: list[Tool], twin_weight: float = 1.0) -> 
     n = len(docs) or 1
     q = set(words(query))
     idf = {w: math.log((n + 1) / (df[w] + 0.5)) for w in q}
-    raw = {}
-    for t in candidates:
-        parts = split_tool_name(t.name)
-        in_name = q & set(words(parts[2] if parts else t.name))
-        raw[t.name] = sum(idf[w] for w in q & docs[t.name]) + API_NAME_WEIGHT * sum(idf[w] for w in in_name)
+    raw = {t.name: sum(idf[w] for w in q & docs[t.name]) + API_NAME_WEIGHT * sum(idf[w] for w in q & _word_set(api_name(t)))
+           for t in candidates}
     if twin_weight:
         sim = lambda a, b: len(docs[a] & docs[b]) / (len(docs[a] | docs[b]) or 1)
         raw = {a: s + twin_weight * max((sim(a, b) * raw[b] for b in docs if b != a), default=0.0) for a, s in raw.items()}

@@ -39,7 +39,6 @@ def test_fit_prefers_tools_that_share_rare_words_with_the_query():
     assert fit_scores("", tools) == {t.name: 0.0 for t in tools}
 
 
-
 @pytest.mark.parametrize("query, tools, best", [
     # each shares one query word: "inventory" in A's name, "status" in B's description
     ("the inventory status", [Tool("<Shop>.<Pets>.<getInventory>", "Returns a map of codes to quantities"),
