@@ -104,6 +104,35 @@ def test_the_rejected_tools_equivalent_ranks_first_even_without_history():
     assert likeness(gold, rejected) > likeness(gold, other)
 
 
+def _params(*names: str) -> list[Parameter]:
+    return [Parameter(n, "STRING") for n in names]
+
+
+@pytest.mark.parametrize(
+    "query, rejected, copy, unrelated",
+    [
+        # the same API name, other parameters and no description
+        ("Keyword suggestions to autocomplete the search query 'elon musk'.",
+         Tool("<Data>.<Brewery DB>.<Autocomplete>", "", _params("brewery_name")),
+         Tool("<Data>.<Chirp Pack>.<autocomplete>", "", _params("query", "count", "lang_code", "cursor_token")),
+         Tool("<Data>.<Web Search 2>.<Suggest>", "Keyword suggestions as the user types", _params("keyword"))),
+        # the same description, another name and other parameters
+        ("Item details for the product detail page of 2000383198.",
+         Tool("<Shop>.<Asos>.<products/v3/detail>", "Get detail information of product by id", _params("brewery_name")),
+         Tool("<Shop>.<Threads21>.<products/v2/detail>", "Get detail information of product by id",
+              _params("product_id", "country_code", "currency_code", "size_system")),
+         Tool("<Shop>.<Otto Data>.<Item Details>", "Query item details", _params("url"))),
+    ],
+)
+def test_a_copy_of_the_rejected_api_ranks_first_though_another_fits_the_query_better(query, rejected, copy, unrelated):
+    candidates = [unrelated, copy, rejected]
+    fit = fit_scores(query, candidates)
+    assert fit[unrelated.name] > fit[copy.name]  # what the query says alone points elsewhere
+    assert likeness(copy, rejected) >= 0.5 > likeness(unrelated, rejected)
+    history = [Turn("Use the rejected API", ToolCall(rejected.name), 0)]
+    assert [t.name for t, _, _ in rank_tools(query, history, candidates, "r")] == [copy.name, unrelated.name, rejected.name]
+
+
 @pytest.mark.parametrize(
     "setting, ev, score",
     [
