@@ -217,6 +217,35 @@ def test_named_values_take_the_places_the_query_names(query, expected):
     assert named_values(query, _PLACES) == expected
 
 
+_DEFAULTED = Tool("<S>.<Realty>.<search>", required_parameters=[
+    Parameter("locationExternalIDs", "STRING", "The location external IDs", default="5002,6020"),
+    Parameter("uri", "STRING", "Artist or song URI", default="spotify:artist:2w9zwq3A"),
+], optional_parameters=[
+    Parameter("q", "STRING", "Search query", default="New York "),
+    Parameter("lr", "STRING", "Restricts the search to documents written in a particular language", default="lang_en"),
+    Parameter("to", "STRING", "the target format", default="pdf"),
+    Parameter("select", "STRING", "the fields to return", default="id,name"),
+])
+
+
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        ("Search for 'New York' images with language restriction", {"q": "New York"}),  # quoted default, whatever its context
+        ("Homes in locations with external IDs 5002 and 6020", {"locationExternalIDs": "5002,6020"}),  # every item of a list
+        ("Homes in location 5002", {}),  # not every item
+        ("The radio playlist of spotify:artist:2w9zwq3A", {"uri": "spotify:artist:2w9zwq3A"}),  # a required default
+        ("Turn https://example.com/report.pdf into html", {}),  # a file name does not name "pdf"
+        ("Return the fields id,name,price", {}),  # a longer list does not name "id,name"
+        ("Convert it to pdf, with fields id,name.", {"to": "pdf", "select": "id,name"}),  # a sentence's comma and full stop
+    ],
+)
+def test_named_values_name_defaults_written_out_whole(query, expected):
+    named = named_values(query, _DEFAULTED)
+    assert named == expected and list(named) == [p.name for p in _DEFAULTED.required_parameters + _DEFAULTED.optional_parameters
+                                                 if p.name in expected]
+
+
 def test_named_places_in_order_of_mention():
     assert named_places("From Singapore or the USA, in Thai") == (("th",), ("SG", "US"))
     assert named_places("nothing here, show us") == ((), ())
