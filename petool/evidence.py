@@ -249,8 +249,8 @@ def stated_slots(query: str, tool: Tool, window: int = 3) -> dict[str, str]:
     # context says ("search for 'New York' images with language restriction": q, default "New York ")
     defaults = {str(p.default).strip().lower(): p.name for p in params if p.name in textual and str(p.default).strip()}
     for i in reversed(range(len(contexts))):
-        value = contexts[i][1]
-        name = defaults.get((value or "").strip().lower()) if contexts[i][3] is textual else None
+        value, allowed = contexts[i][1], contexts[i][3]
+        name = defaults.get((value or "").strip().lower()) if allowed is textual else None  # quoted text only
         if name and name not in found:
             found[name] = value
             del contexts[i]
@@ -308,7 +308,7 @@ def named_values(query: str, tool: Tool) -> dict[str, str]:
     slots = stated_slots(query, tool)
     # schema order (required, then optional), the grammar's
     named = {}
-    for p in tool.required_parameters + tool.optional_parameters:  # schema order, the grammar's
+    for p in tool.required_parameters + tool.optional_parameters:
         if p.name in slots:
             named[p.name] = slots[p.name]
             continue
@@ -316,20 +316,24 @@ def named_values(query: str, tool: Tool) -> dict[str, str]:
         if len(default) < 2 or _NUMBER.fullmatch(default) or default.lower() in ("true", "false"):
             continue
         flags = 0 if len(default) <= 3 else re.IGNORECASE  # short defaults keep their case
-        # not a part of a path, a file name or a longer list ("report.pdf", "id,name,price")
-        if re.search(rf"(?<![\w./])(?<!\w,){re.escape(default)}(?![\w/]|[.,]\w)", text, flags) or _names_every_item(str(p.default), query):
+        if _written_out(default, text, flags) or _names_every_item(str(p.default), query):
             named[p.name] = str(p.default)
         elif p in tool.optional_parameters and (value := _with_places(str(p.default), p, langs, countries)) is not None:
             named[p.name] = value
     return named
 
 
+def _written_out(value: str, text: str, flags: int = 0) -> bool:
+    """Whether ``text`` holds ``value`` whole, not as a part of a word, a path, a file name or a
+    longer list ("report.pdf" does not write "pdf", nor "id,name,price" "id,name")."""
+    return re.search(rf"(?<![\w./])(?<!\w,){re.escape(value)}(?![\w/]|[.,]\w)", text, flags) is not None
+
+
 def _names_every_item(default: str, query: str) -> bool:
     """Whether ``default`` is a comma-separated list whose every item the query writes out
     ("external IDs 5002 and 6020" names "5002,6020")."""
     items = [item.strip() for item in default.split(",")]
-    return len(items) > 1 and all(len(item) > 1 for item in items) and all(
-        re.search(rf"(?<![\w./])(?<!\w,){re.escape(item)}(?![\w/]|[.,]\w)", query) for item in items)
+    return len(items) > 1 and all(len(item) > 1 for item in items) and all(_written_out(item, query) for item in items)
 
 
 # The chronological setting puts the 2-5 turns on non-preferred tools first (PETOOLBENCH.md §2),
