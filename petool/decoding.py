@@ -244,13 +244,39 @@ def score_names(model, tokenizer, prompt_ids: list[int], names: list[str]) -> di
     return {name: v[0] for name, v in scored.items()}
 
 
-def _missing_values(head: str, written: str, named: dict[str, dict[str, str]] | None) -> dict[str, str]:
-    """The chosen tool's named values not yet in ``written`` (the text after "parameters")."""
+def _chosen_values(head: str, named: dict[str, dict[str, str]] | None) -> dict[str, str]:
+    """The named values of the tool that ``head`` (the text before "parameters") calls."""
     found = re.search(r'"tool_name":\s*"((?:[^"\\]|\\.)*)"', head)
     if not named or not found:
         return {}
-    chosen = named.get(json.loads(f'"{found.group(1)}"'), {})
-    return {k: v for k, v in chosen.items() if json.dumps(k, ensure_ascii=False) + ":" not in written}
+    return named.get(json.loads(f'"{found.group(1)}"'), {})
+
+
+def _missing_values(head: str, written: str, named: dict[str, dict[str, str]] | None) -> dict[str, str]:
+    """The chosen tool's named values not yet in ``written`` (the text after "parameters")."""
+    return {k: v for k, v in _chosen_values(head, named).items() if json.dumps(k, ensure_ascii=False) + ":" not in written}
+
+
+_OPEN_KEY = re.compile(r'"((?:[^"\\]|\\.)*)"\s*:\s*$')
+
+
+def _accept_text(matcher, tokenizer, texts) -> list[int]:
+    """Tokens of the first of ``texts`` the grammar accepts whole, accepted into ``matcher`` (or none)."""
+    for text in texts:
+        ids = tokenizer.encode(text, add_special_tokens=False)
+        for n, tok in enumerate(ids):
+            if not matcher.accept_token(tok):
+                if n:
+                    matcher.rollback(n)
+                break
+        else:
+            return ids
+    return []
+
+
+def _as_written(value: str) -> tuple[str, str]:
+    # a JSON string first; as written where the grammar wants a number or a boolean
+    return json.dumps(value, ensure_ascii=False), value
 
 
 def _accept_first_value(matcher, tokenizer, missing: dict[str, str], prefix: str) -> list[int]:
@@ -261,16 +287,9 @@ def _accept_first_value(matcher, tokenizer, missing: dict[str, str], prefix: str
     written (a number or boolean parameter); the tokens are accepted into ``matcher``, or none is.
     """
     for key, named in missing.items():
-        for value in (json.dumps(named, ensure_ascii=False), named):
-            text = prefix + json.dumps(key, ensure_ascii=False) + ": " + value
-            ids = tokenizer.encode(text, add_special_tokens=False)
-            for n, tok in enumerate(ids):
-                if not matcher.accept_token(tok):
-                    if n:
-                        matcher.rollback(n)
-                    break
-            else:
-                return ids
+        ids = _accept_text(matcher, tokenizer, [prefix + json.dumps(key, ensure_ascii=False) + ": " + v for v in _as_written(named)])
+        if ids:
+            return ids
     return []
 
 
@@ -322,6 +341,15 @@ def _hold_to_the_instruction(matcher, tokenizer, logits, token: int, head: str, 
             return [], quote_id
         return [], token
     if where == "value":
+        # a key whose value the instruction names (the grammar forces a required key, or the
+        # model opened it) gets that value, not the model's copy of it ("5002, 6020")
+        key = _OPEN_KEY.search(written)
+        value = _chosen_values(head, named_values).get(json.loads(f'"{key.group(1)}"')) if key else None
+        if value is not None:
+            prefix = "" if written.endswith(" ") else " "
+            fill = _accept_text(matcher, tokenizer, [prefix + v for v in _as_written(value)])
+            if fill:
+                return fill, token
         return [], token
     missing = _missing_values(head, written, named_values)
     values_missing = any(v not in written.lower() for v in stated or [])

@@ -323,6 +323,22 @@ def test_a_forced_number_is_not_lengthened(tiny):
     assert json.loads(tok.decode(result.token_ids))["parameters"] == {"number": 2}
 
 
+def test_a_key_the_grammar_opens_gets_its_named_value(tiny):
+    """A required key is the grammar's to write; its value, where the instruction names it, is
+    then the named one, not the model's copy ("5002, 6020" for "5002,6020")."""
+    model, tok, grammar = tiny
+    tool = Tool("<A>.<B>.<g>", required_parameters=[Parameter("ids", "STRING"), Parameter("page", "NUMBER")],
+                optional_parameters=[Parameter("lang", default="en")])
+    named = {tool.name: {"ids": "5002,6020", "page": "3"}}
+    calls = {}
+    for penalty in (0.0, 1e9):
+        result = constrained_generate(model, tok, _prompt(tok, "ids"), grammar.matcher([tool]), 200,
+                                      close_penalty=penalty, named_values=named)
+        calls[penalty] = json.loads(tok.decode(result.token_ids))["parameters"]
+    assert calls[0.0]["ids"] != "5002,6020" and calls[0.0]["page"] != 3, calls  # the random model's own values
+    assert calls[1e9] == {"ids": "5002,6020", "page": 3}, calls  # a number as a number; nothing unstated after
+
+
 @pytest.mark.parametrize(
     "written, where",
     [
