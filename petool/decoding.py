@@ -408,7 +408,8 @@ def constrained_generate(model, tokenizer, prompt_ids: list[int], matcher, max_n
             wherever the model would open the next parameter or close them (outside a string
             value) while one of the chosen tool's is not yet written, that parameter goes in
             with its value instead (the first one the grammar still allows), so it keeps its
-            place before later keys.
+            place before later keys; a named key already open (a required key the grammar
+            wrote) gets its named value.
     """
     import time
 
