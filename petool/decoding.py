@@ -350,6 +350,15 @@ def _hold_to_the_instruction(matcher, tokenizer, logits, token: int, head: str, 
             fill = _accept_text(matcher, tokenizer, [prefix + v for v in _as_written(value)])
             if fill:
                 return fill, token
+        if not key and text.strip().startswith("{") and text.strip() != "{":
+            # the parameters' brace merged with the first key's quote (' {"'): take the brace
+            # alone, so that whether a key opens at all is decided at the next step
+            braces = [i for i in tokens_starting_with(tokenizer, "{") + tokens_starting_with(tokenizer, " {")
+                      if i < logits.shape[-1] and tokenizer.decode([i]).strip() == "{"]
+            if braces:
+                best = max(braces, key=lambda i: float(logits[0, i]))
+                if float(logits[0, best]) > float("-inf"):
+                    return [], best
         return [], token
     missing = _missing_values(head, written, named_values)
     values_missing = any(v not in written.lower() for v in stated or [])

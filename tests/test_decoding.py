@@ -339,6 +339,23 @@ def test_a_key_the_grammar_opens_gets_its_named_value(tiny):
     assert calls[1e9] == {"ids": "5002,6020", "page": 3}, calls  # a number as a number; nothing unstated after
 
 
+def test_a_brace_merged_with_a_key_quote_does_not_open_an_unstated_key(tiny):
+    """' {"' opens the parameters and a key in one token; split, the key is a guess and the
+    parameters close (a model fond of that token wrote {"q": ...} on "/random" calls)."""
+    model, tok, grammar = tiny
+    merged = [i for i in tokens_starting_with(tok, " {") + tokens_starting_with(tok, "{")
+              if tok.decode([i]).strip() not in ("{", "{}") and tok.decode([i]).strip().startswith('{"')]
+    assert merged, "the tokenizer has a brace-quote token"
+    keen = _Eager(model, merged).eval()
+    tool = Tool("<A>.<B>.<h>", optional_parameters=[Parameter("q"), Parameter("search")])
+    calls = {}
+    for penalty in (0.0, 1e9):
+        result = constrained_generate(keen, tok, _prompt(tok, "random"), grammar.matcher([tool]), 200, stated=[],
+                                      close_penalty=penalty, named_values={tool.name: {}})
+        calls[penalty] = json.loads(tok.decode(result.token_ids))["parameters"]
+    assert calls[0.0] != {} and calls[1e9] == {}, calls
+
+
 @pytest.mark.parametrize(
     "written, where",
     [
