@@ -291,6 +291,16 @@ class _Eager(torch.nn.Module):
         return out
 
 
+def _params_with_and_without_penalty(model, tok, grammar, prompt: str, tool: Tool, budget: int = 200, **kwargs) -> dict:
+    """The parameters written with the close penalty off (0.0) and on (1e9)."""
+    calls = {}
+    for penalty in (0.0, 1e9):
+        result = constrained_generate(model, tok, _prompt(tok, prompt), grammar.matcher([tool]), budget,
+                                      close_penalty=penalty, **kwargs)
+        calls[penalty] = json.loads(tok.decode(result.token_ids))["parameters"]
+    return calls
+
+
 def test_named_values_go_in_first_and_nothing_unstated_follows(tiny):
     """A named value is written where the model would open the next key, before any later key
     (the grammar keeps schema order); once all that is stated and named is written, the
@@ -300,12 +310,8 @@ def test_named_values_go_in_first_and_nothing_unstated_follows(tiny):
     tool = Tool("<A>.<B>.<e>", required_parameters=[Parameter("id", "NUMBER")],
                 optional_parameters=[Parameter("country", default="US"), Parameter("size", "NUMBER"),
                                      Parameter("sort", default="recent"), Parameter("extra")])
-    named = {tool.name: {"country": "SG", "sort": "recent"}}
-    calls = {}
-    for penalty in (0.0, 1e9):
-        result = constrained_generate(eager, tok, _prompt(tok, "order"), grammar.matcher([tool]), 300,
-                                      close_penalty=penalty, named_values=named)
-        calls[penalty] = json.loads(tok.decode(result.token_ids))["parameters"]
+    calls = _params_with_and_without_penalty(eager, tok, grammar, "order", tool, 300,
+                                             named_values={tool.name: {"country": "SG", "sort": "recent"}})
     # left alone, it writes the keys in schema order up to the last one, with its own values
     assert list(calls[0.0])[:2] == ["id", "country"] and "extra" in calls[0.0] and calls[0.0]["country"] != "SG", calls
     assert list(calls[1e9]) == ["id", "country", "sort"], calls
@@ -329,12 +335,8 @@ def test_a_key_the_grammar_opens_gets_its_named_value(tiny):
     model, tok, grammar = tiny
     tool = Tool("<A>.<B>.<g>", required_parameters=[Parameter("ids", "STRING"), Parameter("page", "NUMBER")],
                 optional_parameters=[Parameter("lang", default="en")])
-    named = {tool.name: {"ids": "5002,6020", "page": "3"}}
-    calls = {}
-    for penalty in (0.0, 1e9):
-        result = constrained_generate(model, tok, _prompt(tok, "ids"), grammar.matcher([tool]), 200,
-                                      close_penalty=penalty, named_values=named)
-        calls[penalty] = json.loads(tok.decode(result.token_ids))["parameters"]
+    calls = _params_with_and_without_penalty(model, tok, grammar, "ids", tool,
+                                             named_values={tool.name: {"ids": "5002,6020", "page": "3"}})
     assert calls[0.0]["ids"] != "5002,6020" and calls[0.0]["page"] != 3, calls  # the random model's own values
     assert calls[1e9] == {"ids": "5002,6020", "page": 3}, calls  # a number as a number; nothing unstated after
 
@@ -348,11 +350,7 @@ def test_a_brace_merged_with_a_key_quote_does_not_open_an_unstated_key(tiny):
     assert merged, "the tokenizer has a brace-quote token"
     keen = _Eager(model, merged).eval()
     tool = Tool("<A>.<B>.<h>", optional_parameters=[Parameter("q"), Parameter("search")])
-    calls = {}
-    for penalty in (0.0, 1e9):
-        result = constrained_generate(keen, tok, _prompt(tok, "random"), grammar.matcher([tool]), 200, stated=[],
-                                      close_penalty=penalty, named_values={tool.name: {}})
-        calls[penalty] = json.loads(tok.decode(result.token_ids))["parameters"]
+    calls = _params_with_and_without_penalty(keen, tok, grammar, "random", tool, stated=[], named_values={tool.name: {}})
     assert calls[0.0] != {} and calls[1e9] == {}, calls
 
 
