@@ -782,7 +782,26 @@ def library_versions() -> dict:
 
     versions["cuda"] = torch.version.cuda if torch.cuda.is_available() else None
     versions["device_name"] = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "cpu"
+    # the data a run builds depends on petool's own code (the ranking orders the training
+    # prompts), so the commit is what reproduces it, more than the package version
+    versions["petool_commit"] = git_commit(Path(__file__).resolve().parent.parent)
     return versions
+
+
+def git_commit(folder: str | os.PathLike) -> str | None:
+    """The commit checked out in ``folder`` ("+dirty" if tracked files differ from it), or None
+    outside a git checkout or without git."""
+    import subprocess
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(folder), *args], capture_output=True, text=True, timeout=10, check=True).stdout
+
+    try:
+        commit = git("rev-parse", "HEAD").strip()
+        dirty = bool(git("status", "--porcelain", "--untracked-files=no").strip())
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return commit + ("+dirty" if dirty else "")
 
 
 def write_loss_plot(log_history: list[dict], path: str | os.PathLike, title: str = "training") -> Path:

@@ -229,7 +229,7 @@ def test_sft_writes_run_records(sft_run):
     assert run["config"]["sft"]["max_steps"] == 3 and run["resolved"]["precision"] == "fp32"
     assert run["trl_args"]["bf16"] is False
     versions = json.loads((out / "versions.json").read_text())
-    assert versions["trl"] == "1.16.0" and versions["peft"]
+    assert versions["trl"] == "1.16.0" and versions["peft"] and "petool_commit" in versions
     data = json.loads((out / "data_hashes.json").read_text())
     assert data["train"]["rows"] == 8 and len(data["train"]["sha256"]) == 64
     metrics = json.loads((out / "metrics.json").read_text())
@@ -396,3 +396,22 @@ def test_train_command_without_data_says_what_to_pass(tmp_path):
     train.add_train_arguments(parser)
     with pytest.raises(ValueError, match="--data DIR"):
         train.run_train_command(parser.parse_args(["sft", "--out", str(tmp_path)]))
+
+
+@pytest.mark.skipif(__import__("shutil").which("git") is None, reason="needs git")
+def test_git_commit_names_the_checkout_and_marks_changes(tmp_path):
+    import subprocess
+
+    assert train.git_commit(tmp_path) is None  # not a checkout
+    def git(*args):
+        return subprocess.run(["git", "-C", str(tmp_path), *args], capture_output=True, text=True, check=True).stdout.strip()
+    git("init", "-q")
+    (tmp_path / "a.txt").write_text("one")
+    git("add", "a.txt")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one")
+    head = git("rev-parse", "HEAD")
+    assert train.git_commit(tmp_path) == head and len(head) == 40
+    (tmp_path / "new.txt").write_text("untracked files do not count")
+    assert train.git_commit(tmp_path) == head
+    (tmp_path / "a.txt").write_text("two")
+    assert train.git_commit(tmp_path) == head + "+dirty"
