@@ -12,6 +12,7 @@ adapter never trained on (its training build is rebuilt to know them; see its mo
     .venv/bin/python benchmarks/tool_choice.py --log runs/tool_choice_gen.jsonl
     .venv/bin/python benchmarks/tool_choice.py --data ../shared/petoolbench/early_test_dev.json.gz --limit 100 --log runs/tool_choice_real.jsonl
     .venv/bin/python benchmarks/tool_choice.py --ranks-only   # where the gold lands in the ranking
+    .venv/bin/python benchmarks/tool_choice.py --write-entries runs/unseen_generated.json   # for petool eval --data
 
 Every scored entry is appended to the log, so an interrupted run resumes; --table-only prints
 the table from the log.
@@ -128,6 +129,7 @@ def main() -> None:
     parser.add_argument("--log", default="runs/tool_choice.jsonl")
     parser.add_argument("--table-only", action="store_true")
     parser.add_argument("--ranks-only", action="store_true", help="print where the gold lands in the ranking (generated entries, all clusters)")
+    parser.add_argument("--write-entries", metavar="PATH", help="write the unseen generated entries to PATH (for `petool eval --data`) and stop")
     args = parser.parse_args()
     settings = args.settings.replace(",", "")
     log = Path(args.log)
@@ -138,6 +140,12 @@ def main() -> None:
         _, entries = build_entries(load_catalog(), BuildConfig(seed=101, n_train=0, n_test=600))
         gold_rank_table(entries, settings)
         print("GOLD_RANK_SHARE now:", json.dumps(GOLD_RANK_SHARE))
+        return
+    if args.write_entries:
+        from petool.formats import write_combined
+
+        entries = unseen_generated(args.n, args.seed, args.train_seed, args.train_entries, args.train_heldout)
+        print(f"wrote {len(entries)} entries to {write_combined(entries, args.write_entries)}")
         return
     if not args.table_only:
         if args.data:
