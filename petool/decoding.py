@@ -320,6 +320,15 @@ def tokens_starting_with(tokenizer, char: str) -> list[int]:
 _STARTING: dict = {}
 
 
+def _bare_braces(tokenizer) -> list[int]:
+    """Ids of the tokens that are an opening brace alone ("{", " {"; cached per tokenizer)."""
+    key = (getattr(tokenizer, "name_or_path", ""), len(tokenizer), "bare {")
+    if key not in _STARTING:
+        _STARTING[key] = [i for i in tokens_starting_with(tokenizer, "{") + tokens_starting_with(tokenizer, " {")
+                          if tokenizer.decode([i]).strip() == "{"]
+    return _STARTING[key]
+
+
 def _hold_to_the_instruction(matcher, tokenizer, logits, token: int, head: str, written: str, stated, named_values,
                              close_penalty: float, closers: set[int], closer_ids, go_on_ids, quote_id) -> tuple[list[int], int]:
     """The close penalty's step: (tokens forced into the matcher, or [], and the token to take).
@@ -353,8 +362,7 @@ def _hold_to_the_instruction(matcher, tokenizer, logits, token: int, head: str, 
         if not key and text.strip().startswith("{") and text.strip() != "{":
             # the parameters' brace merged with the first key's quote (' {"'): take the brace
             # alone, so that whether a key opens at all is decided at the next step
-            braces = [i for i in tokens_starting_with(tokenizer, "{") + tokens_starting_with(tokenizer, " {")
-                      if i < logits.shape[-1] and tokenizer.decode([i]).strip() == "{"]
+            braces = [i for i in _bare_braces(tokenizer) if i < logits.shape[-1]]
             if braces:
                 best = max(braces, key=lambda i: float(logits[0, i]))
                 if float(logits[0, best]) > float("-inf"):

@@ -247,10 +247,11 @@ def stated_slots(query: str, tool: Tool, window: int = 3) -> dict[str, str]:
     found: dict[str, str] = {}
     # quoted text that is a parameter's own default is that parameter's value, whatever its
     # context says ("search for 'New York' images with language restriction": q, default "New York ")
+    # (a number or ordinal cannot match: a text parameter's default is never a number)
     defaults = {str(p.default).strip().lower(): p.name for p in params if p.name in textual and str(p.default).strip()}
     for i in reversed(range(len(contexts))):
-        value, allowed = contexts[i][1], contexts[i][3]
-        name = defaults.get((value or "").strip().lower()) if allowed is textual else None  # quoted text only
+        value = contexts[i][1]
+        name = defaults.get((value or "").strip().lower())
         if name and name not in found:
             found[name] = value
             del contexts[i]
