@@ -15,6 +15,7 @@ from petool.evidence import (
     rank_candidates,
     rank_tools,
     stated_slots,
+    values_after_names,
     stated_values,
     turned_away,
     words,
@@ -244,6 +245,40 @@ def test_named_values_name_defaults_written_out_whole(query, expected):
     named = named_values(query, _DEFAULTED)
     assert named == expected and list(named) == [p.name for p in _DEFAULTED.required_parameters + _DEFAULTED.optional_parameters
                                                  if p.name in expected]
+
+
+_NAMED_BY_NAME = Tool("<S>.<Trends>.<list>", required_parameters=[Parameter("stop_id", "STRING", "the stop")], optional_parameters=[
+    Parameter("country_iso", "STRING", "ISO country code"), Parameter("hitsPerPage", "NUMBER", "results per page"),
+    Parameter("details", "BOOLEAN", "include details"), Parameter("p", "NUMBER", "page"),
+    Parameter("writer", "STRING", "the author"), Parameter("fields", "STRING", "fields to return"),
+    Parameter("tags", "ARRAY", "tags"), Parameter("network", "STRING", "the chain"),
+])
+
+
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        ("Departures from stop id TYO-01, country iso GB.", {"country_iso": "GB"}),  # "from" is no cue
+        ("Trends with hits per page set to 23 and details on", {"hitsPerPage": "23", "details": "true"}),  # camelCase, a switch
+        ("Gas fees right now, network bsc?", {"network": "bsc"}),  # a comma is a cue
+        ("Orders with p 2, using fields id,name", {"p": "2", "fields": "id,name"}),  # a one-letter name; a list without spaces
+        ("Orders with P 2", {}),  # a name of one or two letters keeps its case
+        ("Books with writer Chinua Achebe", {}),  # a value of several words is left to the model
+        ("Books with writer 'Chinua Achebe'", {"writer": "Chinua Achebe"}),  # unless quoted
+        ("Trends with hits per page ten, details maybe", {}),  # a number only for a numeric name, a switch for a boolean
+        ("Tags with tags beta, with network of the chain", {}),  # arrays left to the model; "of" is no value
+        ("Trends with network bsc and with network eth", {}),  # two values name none
+    ],
+)
+def test_values_after_names(query, expected):
+    assert values_after_names(query, _NAMED_BY_NAME) == expected
+
+
+def test_named_values_add_values_after_names_after_defaults():
+    tool = Tool("<S>.<Shop>.<list>", optional_parameters=[Parameter("sort", default="recent"), Parameter("order"),
+                                                            Parameter("currency", default="USD")])
+    # schema order; a value another finder already named is not named twice
+    assert named_values("Sorted by recent, with order desc, using currency recent", tool) == {"sort": "recent", "order": "desc"}
 
 
 def test_named_places_in_order_of_mention():
