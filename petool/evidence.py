@@ -289,12 +289,13 @@ def named_values(query: str, tool: Tool) -> dict[str, str]:
       instruction names: "written in Portuguese" sets ``lr`` (default ``lang_en``) to
       ``lang_pt``, "in Canada" sets ``country`` (default ``us``) to ``ca``;
     - a value written right after the parameter's name (``values_after_names``: "with hits
-      per page set to 23", ", network bsc"), unless another finder named it already.
+      per page set to 23", ", network bsc"), and an e-mail address for the one parameter
+      about one (``named_email``), unless another finder named the value already.
 
     On the 450 real dev entries' gold tools these name 503 values the ground truth holds, 15
     it holds otherwise (a list that holds the default, "BR" for "br") and none it lacks; on
-    1,800 generated entries (seeds 101, 202, 303) 1,569, 5 and 10 (797, 5 and 10 before
-    ``values_after_names``; a boolean named "true" counts as held by ``true``).
+    1,800 generated entries (seeds 101, 202, 303) 1,606, 5 and 10 (797, 5 and 10 before
+    these last two; a boolean named "true" counts as held by ``true``).
 
     Example:
         >>> from petool.schema import Parameter
@@ -323,10 +324,30 @@ def named_values(query: str, tool: Tool) -> dict[str, str]:
             named[p.name] = str(p.default)
         elif p in tool.optional_parameters and (value := _with_places(str(p.default), p, langs, countries)) is not None:
             named[p.name] = value
-    taken = {v.lower() for v in named.values()}
-    named |= {k: v for k, v in values_after_names(query, tool).items() if k not in named and v.lower() not in taken}
+    for found in (values_after_names(query, tool), named_email(query, tool)):
+        taken = {v.lower() for v in named.values()}
+        named |= {k: v for k, v in found.items() if k not in named and v.lower() not in taken}
     # schema order (required, then optional), the grammar's
     return {p.name: named[p.name] for p in tool.required_parameters + tool.optional_parameters if p.name in named}
+
+
+_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+
+
+def named_email(query: str, tool: Tool) -> dict[str, str]:
+    """The one e-mail address an instruction writes, for the tool's one text parameter about
+    an e-mail, address or recipient (a small model copies "support@acme.io" as "acme.io").
+
+    Example:
+        >>> from petool.schema import Parameter
+        >>> named_email("Mail support@acme.io: 'Hi'", Tool("<A>.<B>.<c>", required_parameters=[Parameter("to", description="recipient")]))
+        {'to': 'support@acme.io'}
+    """
+    mails = set(_EMAIL.findall(query))
+    about = [p for p in tool.required_parameters + tool.optional_parameters
+             if re.search(r"e-?mail|address|recipient", f"{p.name} {p.description}", re.IGNORECASE)
+             and str(p.type).lower() not in ("object", "array", "list", "dict", "boolean", "bool", *_NUMERIC_TYPES)]
+    return {about[0].name: mails.pop()} if len(mails) == 1 and len(about) == 1 else {}
 
 
 def spoken_name(name: str) -> str:
@@ -336,10 +357,10 @@ def spoken_name(name: str) -> str:
 
 
 # A parameter named in a clause of its own: after "with", "using", "and", "in", "for" or a
-# comma, maybe joined by "set to", "is", "=" or ":" ("with hits per page set to 23", ", network
-# bsc", "in country BR", "using tz name America/New_York")...
+# comma, maybe joined by "set to", "is", "=", ":" or "(ed) by" ("with hits per page set to 23",
+# ", network bsc", "in country BR", "using tz name America/New_York", "and ordered by desc")...
 _NAME_CUE = r"(?:\b(?:with|using|and|in|for)|,)\s+"
-_NAME_LINK = r"(?:\s+set\s+to|\s+is|\s*[=:])?\s+"
+_NAME_LINK = r"(?:\s+set\s+to|\s+is|\s*[=:]|(?:ed)?\s+by)?\s+"
 # ...and its value one word (or a list without spaces, or quoted text) that ends the clause,
 # so a value of several words is left to the model ("writer Chinua Achebe" names no "Chinua")
 _ONE_VALUE = r"""(?:'([^']{1,80})'|"([^"]{1,80})"|([^\s,;?!'"]+(?:,[^\s,;?!'"]+)*))"""

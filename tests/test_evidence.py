@@ -16,6 +16,7 @@ from petool.evidence import (
     rank_tools,
     stated_slots,
     values_after_names,
+    named_email,
     stated_values,
     turned_away,
     words,
@@ -272,6 +273,29 @@ _NAMED_BY_NAME = Tool("<S>.<Trends>.<list>", required_parameters=[Parameter("sto
 )
 def test_values_after_names(query, expected):
     assert values_after_names(query, _NAMED_BY_NAME) == expected
+
+
+def test_values_after_names_joined_by_by():
+    tool = Tool("<S>.<Bus>.<departures>", optional_parameters=[Parameter("order"), Parameter("sort")])
+    assert values_after_names("Next departures, ordered by desc", tool) == {"order": "desc"}
+    assert values_after_names("Next departures and sort by time", tool) == {"sort": "time"}
+    assert values_after_names("Next departures ordered by desc", tool) == {}  # no cue before the name
+
+
+@pytest.mark.parametrize(
+    "query, params, expected",
+    [
+        ("Mail support@acme.io: 'Hi'", [Parameter("address"), Parameter("topic")], {"address": "support@acme.io"}),
+        ("Add jane.doe@example.com as a contact", [Parameter("contact", description="the e-mail of the contact")],
+         {"contact": "jane.doe@example.com"}),
+        ("Mail a@x.io and b@y.io", [Parameter("address")], {}),  # two addresses name none
+        ("Mail a@x.io", [Parameter("email"), Parameter("cc", description="another email")], {}),  # nor two parameters
+        ("Mail a@x.io", [Parameter("email_count", "NUMBER")], {}),  # only a text parameter
+        ("Call the office", [Parameter("address")], {}),
+    ],
+)
+def test_named_email(query, params, expected):
+    assert named_email(query, Tool("<S>.<Mail>.<send>", required_parameters=params)) == expected
 
 
 def test_named_values_add_values_after_names_after_defaults():
