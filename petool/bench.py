@@ -35,7 +35,8 @@ import urllib.request
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from petool.catalog import API, ATTRIBUTE_LABELS, Catalog, contributions, load_catalog, render_template, score_tool
+from petool.catalog import (API, ATTRIBUTE_LABELS, Catalog, contributions, load_catalog, render_template, score_tool,
+                            with_copied_apis)
 from petool.schema import SETTINGS, Entry, PreferenceExample, Tool, ToolCall, Turn, provider_of
 
 PROFILES: dict[str, dict[str, float] | None] = {
@@ -75,6 +76,7 @@ class BuildConfig:
     p_turn_is_example: float = 0.5  # a history turn = its API's example, else a fresh phrasing
     p_minimal_template: float = 0.2  # query uses a template stating the fewest values
     p_optional_stated: float = 0.45  # each optional parameter an instruction leaves out is stated after all (real golds: 1.66 parameters per call)
+    p_copied_cluster: float = 0.0  # share of clusters made one API copied under several tools (catalog.with_copied_apis; real: 48 of 52)
     tool_comb: tuple = (2, 37)  # size range of a user's preferred tool set per entry
     n_users: int = 400
     hard_negative_share: float = 0.5  # DPO: share of entries that also get a wrong-parameter pair
@@ -116,7 +118,7 @@ class BuildConfig:
         if self.n_users < 1:
             raise ValueError(f"n_users must be >= 1, got {self.n_users}")
         for name in ("p_k_max", "p_gt_tool_in_window", "p_query_in_r", "p_query_is_example", "p_turn_is_example",
-                     "p_minimal_template", "p_optional_stated", "hard_negative_share", "paraphrase_share"):
+                     "p_minimal_template", "p_optional_stated", "p_copied_cluster", "hard_negative_share", "paraphrase_share"):
             v = getattr(self, name)
             if not 0.0 <= v <= 1.0:
                 raise ValueError(f"{name} must be a probability in 0..1, got {v!r}")
@@ -599,6 +601,8 @@ def build_entries(catalog: Catalog, config: BuildConfig, progress: bool = False,
     """
     if len(catalog.members) < 2:
         raise ValueError(f"the catalog has {len(catalog.members)} functional cluster(s); at least 2 are needed")
+    if config.p_copied_cluster:
+        catalog = with_copied_apis(catalog, config.p_copied_cluster, config.seed)
     builder = _Builder(catalog, config)
     train_clusters, test_clusters = split_clusters(catalog, config)
     bar = _progress(config.n_train + config.n_test, progress)

@@ -218,6 +218,33 @@ def render_template(template: str, values: dict, tool_name: str) -> tuple[str, d
 # ---------------------------------------------------------------- validation
 
 
+def with_copied_apis(catalog: Catalog, share: float, seed: int | str = 0) -> Catalog:
+    """A copy of ``catalog`` where a ``share`` of the functional clusters (drawn with ``seed``)
+    are one API copied under several tools: every member takes its first member's API name and
+    description, as in PEToolBench, where 48 of the 52 clusters of the real dev entries give
+    every member the same API name and 44 the same description ("getPetById" under six tools).
+    Parameters, examples and templates stay each tool's own. A member whose tool already has an
+    API of that name keeps its own, so full names stay unique.
+    """
+    import dataclasses
+    import random
+
+    if not 0.0 <= share <= 1.0:
+        raise ValueError(f"share must be within 0..1, got {share!r}")
+    rng = random.Random(f"copies|{seed}")
+    renamed: dict[str, tuple[str, str]] = {}
+    for cluster in sorted(catalog.members):
+        source, *others = catalog.members[cluster]
+        if others and rng.random() < share:
+            for api in others:
+                if not any(a.name == source.name for a in catalog.tool_by_key[api.provider].apis):
+                    renamed[api.full_name] = (source.name, source.description)
+    tools = [dataclasses.replace(t, apis=[dataclasses.replace(a, name=renamed[a.full_name][0], description=renamed[a.full_name][1])
+                                          if a.full_name in renamed else a for a in t.apis])
+             for t in catalog.tools]
+    return Catalog(tools, dict(catalog.clusters), catalog.slots, f"{catalog.source} (copied APIs: {share:g})")
+
+
 def _type_ok(t) -> bool:
     return isinstance(t, str) and t.strip().upper().startswith(PARAM_TYPES)
 

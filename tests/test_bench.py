@@ -45,6 +45,7 @@ def shipped_entries():
     ({"history_length": (50, 10)}, "history_length"),
     ({"k_range": (2, 25)}, "k_range"),
     ({"p_k_max": 1.5}, "p_k_max"),
+    ({"p_copied_cluster": 2}, "p_copied_cluster"),
     ({"tool_comb": (0, 3)}, "tool_comb"),
     ({"paraphrase_url": "ftp://x"}, "paraphrase_url"),
 ])
@@ -298,3 +299,15 @@ def test_stated_optional_parameters_are_in_the_call_and_the_text():
                 assert str(value if not isinstance(value, list) else value[0]) in text
     text, params, _ = phrase(api, catalog, random.Random(3), masked=True, p_example=0.0, p_optional=0.0)
     assert not {p.name for p in api.optional} <= set(params)  # without clauses the templates state fewer
+
+
+def test_copied_clusters_show_one_api_name_among_the_equivalents():
+    from petool.evidence import api_name
+
+    catalog = load_catalog()
+    def shares(cfg):
+        _, test = build_entries(catalog, cfg)
+        return sum(any(api_name(t) == api_name(e.candidate(e.ground_truth.tool_name)) and t.name != e.ground_truth.tool_name
+                       for t in e.cluster_candidates()) for e in test) / len(test)
+    assert shares(BuildConfig(seed=5, n_train=0, n_test=60, p_copied_cluster=1.0)) > 0.9
+    assert shares(BuildConfig(seed=5, n_train=0, n_test=60)) < 0.3

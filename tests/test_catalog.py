@@ -13,7 +13,7 @@ import pytest
 
 from petool.catalog import (
     DEFAULT_CATALOG, CatalogError, attribute_goodness, import_toolbench, load_catalog, parse_catalog,
-    render_template, score_tool, validate_catalog,
+    render_template, score_tool, validate_catalog, with_copied_apis,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -198,3 +198,27 @@ def test_goodness_and_scoring_follow_the_profile(small_data):
 ])
 def test_render_template(template, values, text, used):
     assert render_template(template, values, "...") == (text, used)
+
+
+def test_copied_apis_take_the_first_members_name_and_description(shipped):
+    copied = with_copied_apis(shipped, 1.0, seed=3)
+    assert copied.summary()["clusters"] == shipped.summary()["clusters"]
+    assert len({a.full_name for a in copied.apis}) == len(copied.apis)  # full names stay unique
+    same = 0
+    for cluster, members in copied.members.items():
+        first, *others = members
+        original = {a.provider: a for a in shipped.members[cluster]}
+        for api in others:
+            if api.name == first.name:
+                same += 1
+                assert api.description == first.description
+            else:  # its tool already had an API of that name
+                assert any(a.name == first.name for a in copied.tool_by_key[api.provider].apis)
+        assert all(a.params == original[a.provider].params for a in members)  # each tool keeps its parameters
+    assert same >= 0.9 * sum(len(m) - 1 for m in copied.members.values())
+    # no share: the catalog unchanged; the draw follows the seed
+    assert [a.full_name for a in with_copied_apis(shipped, 0.0).apis] == [a.full_name for a in shipped.apis]
+    half = [a.full_name for a in with_copied_apis(shipped, 0.5, seed=1).apis]
+    assert half == [a.full_name for a in with_copied_apis(shipped, 0.5, seed=1).apis] != [a.full_name for a in shipped.apis]
+    with pytest.raises(ValueError, match="share"):
+        with_copied_apis(shipped, 1.5)

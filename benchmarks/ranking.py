@@ -1,0 +1,64 @@
+"""How often the evidence ranking puts the ground truth first, by setting and by the weight of
+likeness to the tools the user turned away from (`petool.evidence.REJECTED_LIKENESS_WEIGHT`).
+
+The weight is chosen on generated entries; `--copied` sets the share of functional clusters
+built as one API copied under several tools, as PEToolBench's are (48 of the 52 clusters of the
+real dev entries). `--data` adds the same table for a real file, read after the choice.
+
+    .venv/bin/python benchmarks/ranking.py --copied 0.9 --weights 1,1.5,1.75,2
+    .venv/bin/python benchmarks/ranking.py --copied 0 --data ../shared/petoolbench/early_test_dev.json.gz
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import petool.evidence as evidence  # noqa: E402
+
+
+def first_rank_share(entries: list, settings: str) -> dict[str, float]:
+    """Per setting, the % of entries whose ground truth the ranking puts first."""
+    out = {}
+    for s in settings:
+        rows = [e for e in entries if s in e.settings]
+        hits = sum(evidence.rank_candidates(e, s)[0][0].name == e.ground_truth.tool_name for e in rows)
+        out[s] = 100 * hits / max(len(rows), 1)
+    return out
+
+
+def main() -> None:
+    from petool.bench import BuildConfig, build_entries
+    from petool.catalog import load_catalog
+    from petool.formats import load_entries
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", default="101,202,303")
+    parser.add_argument("--n", type=int, default=600, help="generated test entries per seed")
+    parser.add_argument("--copied", type=float, default=0.9, help="share of clusters built as copies of one API")
+    parser.add_argument("--weights", default="0.5,1,1.5,1.75,2,3")
+    parser.add_argument("--settings", default="rc")
+    parser.add_argument("--data", help="a real entries file to read the same table on")
+    args = parser.parse_args()
+    catalog = load_catalog()
+    generated = []
+    for seed in map(int, args.seeds.split(",")):
+        generated += build_entries(catalog, BuildConfig(seed=seed, n_train=0, n_test=args.n, p_copied_cluster=args.copied))[1]
+    real = load_entries(args.data).entries if args.data else []
+    settings = args.settings.replace(",", "")
+    head = [f"generated {s}" for s in settings] + [f"real {s}" for s in settings if real]
+    print(f"{len(generated)} generated entries (copied clusters {args.copied:g})" + (f", {len(real)} real" if real else ""))
+    print("| weight | " + " | ".join(head) + " |")
+    print("|---" * (len(head) + 1) + "|")
+    for weight in map(float, args.weights.split(",")):
+        evidence.REJECTED_LIKENESS_WEIGHT = weight
+        cells = list(first_rank_share(generated, settings).values()) + (list(first_rank_share(real, settings).values()) if real else [])
+        print(f"| {weight:g} | " + " | ".join(f"{c:.1f}" for c in cells) + " |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
