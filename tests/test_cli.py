@@ -93,3 +93,20 @@ def test_build_then_stats_then_eval_on_generated_data(tmp_path, capsys):
 def test_build_rejects_bad_values_with_a_message(tmp_path, capsys):
     assert main(["build", "--out", str(tmp_path), "--n-train", "-1", "--no-progress"]) == 2
     assert "n_train" in capsys.readouterr().err
+    assert main(["build", "--out", str(tmp_path), "--copied-clusters", "1.5", "--no-progress"]) == 2
+    assert "p_copied_cluster" in capsys.readouterr().err
+
+
+def test_build_copies_cluster_apis_when_asked(tmp_path):
+    from petool.formats import load_entries
+    from petool.schema import split_tool_name
+
+    def api_names(out):
+        entries = load_entries(out / "test" / "entries.json.gz").entries
+        return [len({split_tool_name(n)[2] for n in e.cluster}) for e in entries]
+
+    base = ["build", "--n-train", "0", "--n-test", "12", "--seed", "4", "--no-progress", "--no-trl-sft"]
+    assert main(base + ["--out", str(tmp_path / "a"), "--copied-clusters", "1"]) == 0
+    assert main(base + ["--out", str(tmp_path / "b")]) == 0
+    assert json.loads((tmp_path / "a" / "build_config.json").read_text())["config"]["p_copied_cluster"] == 1.0
+    assert max(api_names(tmp_path / "a")) == 1 < max(api_names(tmp_path / "b"))  # one API name per cluster
