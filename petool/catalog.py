@@ -38,8 +38,9 @@ from __future__ import annotations
 
 import json
 import math
+import random
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
@@ -215,9 +216,6 @@ def render_template(template: str, values: dict, tool_name: str) -> tuple[str, d
     return _SLOT_RE.sub(fill, template), used
 
 
-# ---------------------------------------------------------------- validation
-
-
 def with_copied_apis(catalog: Catalog, share: float, seed: int | str = 0) -> Catalog:
     """A copy of ``catalog`` where a ``share`` of the functional clusters (drawn with ``seed``)
     are one API copied under several tools: every member takes its first member's API name and
@@ -226,9 +224,6 @@ def with_copied_apis(catalog: Catalog, share: float, seed: int | str = 0) -> Cat
     Parameters, examples and templates stay each tool's own. A member whose tool already has an
     API of that name keeps its own, so full names stay unique.
     """
-    import dataclasses
-    import random
-
     if not 0.0 <= share <= 1.0:
         raise ValueError(f"share must be within 0..1, got {share!r}")
     rng = random.Random(f"copies|{seed}")
@@ -239,10 +234,13 @@ def with_copied_apis(catalog: Catalog, share: float, seed: int | str = 0) -> Cat
             for api in others:
                 if not any(a.name == source.name for a in catalog.tool_by_key[api.provider].apis):
                     renamed[api.full_name] = (source.name, source.description)
-    tools = [dataclasses.replace(t, apis=[dataclasses.replace(a, name=renamed[a.full_name][0], description=renamed[a.full_name][1])
-                                          if a.full_name in renamed else a for a in t.apis])
+    tools = [replace(t, apis=[replace(a, name=renamed[a.full_name][0], description=renamed[a.full_name][1])
+                              if a.full_name in renamed else a for a in t.apis])
              for t in catalog.tools]
     return Catalog(tools, dict(catalog.clusters), catalog.slots, f"{catalog.source} (copied APIs: {share:g})")
+
+
+# ---------------------------------------------------------------- validation
 
 
 def _type_ok(t) -> bool:

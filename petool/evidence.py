@@ -190,6 +190,8 @@ def _with_places(default: str, parameter: Parameter, langs: tuple[str, ...], cou
 
 
 _NUMERIC_TYPES = frozenset({"number", "integer", "int", "float", "double", "long"})
+_BOOLEAN_TYPES = frozenset({"boolean", "bool"})
+_STRUCTURED_TYPES = frozenset({"object", "array", "list", "dict"})  # left to the model
 _CLAUSE_END = re.compile(r",|;|\band\b|\d")
 
 
@@ -227,7 +229,7 @@ def stated_slots(query: str, tool: Tool, window: int = 3) -> dict[str, str]:
     params = tool.required_parameters + tool.optional_parameters
     numeric = {p.name for p in params if str(p.type).lower() in _NUMERIC_TYPES or _NUMBER.fullmatch(str(p.default or ""))}
     textual = {p.name for p in params if p.name not in numeric
-               and str(p.type).lower() not in ("boolean", "bool", "object", "array", "list", "dict")}
+               and str(p.type).lower() not in _BOOLEAN_TYPES | _STRUCTURED_TYPES}
     about = {p.name: _stems(f"{p.name} {p.description}") for p in params}
     zero_based = {p.name for p in params if str(p.default).strip() == "0"}
     mentions = []  # (start, end, value or None, ordinal or None, the parameters it may go to)
@@ -346,7 +348,7 @@ def named_email(query: str, tool: Tool) -> dict[str, str]:
     mails = set(_EMAIL.findall(query))
     about = [p for p in tool.required_parameters + tool.optional_parameters
              if re.search(r"e-?mail|address|recipient", f"{p.name} {p.description}", re.IGNORECASE)
-             and str(p.type).lower() not in ("object", "array", "list", "dict", "boolean", "bool", *_NUMERIC_TYPES)]
+             and str(p.type).lower() not in _STRUCTURED_TYPES | _BOOLEAN_TYPES | _NUMERIC_TYPES]
     return {about[0].name: mails.pop()} if len(mails) == 1 and len(about) == 1 else {}
 
 
@@ -392,7 +394,7 @@ def values_after_names(query: str, tool: Tool) -> dict[str, str]:
     found = {}
     for p in tool.required_parameters + tool.optional_parameters:
         kind, name = str(p.type).lower(), spoken_name(p.name)
-        if not name or kind in ("object", "array", "list", "dict"):
+        if not name or kind in _STRUCTURED_TYPES:
             continue
         pattern = _NAME_CUE + r"(?<![\w-])" + r"\s+".join(map(re.escape, name.split())) + _NAME_LINK + _ONE_VALUE + _VALUE_END
         values = {(m.group(1) or m.group(2) or m.group(3)).rstrip(".")
@@ -400,13 +402,15 @@ def values_after_names(query: str, tool: Tool) -> dict[str, str]:
         if len(values) != 1:
             continue
         value = values.pop()
-        if kind in ("boolean", "bool"):
-            if value.lower() in _SWITCHES:
-                found[p.name] = _SWITCHES[value.lower()]
+        word = value.lower()
+        if kind in _BOOLEAN_TYPES:
+            fits = word in _SWITCHES
+            value = _SWITCHES.get(word, value)
         elif kind in _NUMERIC_TYPES:
-            if _NUMBER.fullmatch(value):
-                found[p.name] = value
-        elif value.lower() not in _NOT_A_VALUE and not (value.lower() in _SWITCHES and kind not in ("string", "str", "enum")):
+            fits = bool(_NUMBER.fullmatch(value))
+        else:  # a switch word only where the type says text; never a linking word
+            fits = word not in _NOT_A_VALUE and (word not in _SWITCHES or kind in ("string", "str", "enum"))
+        if fits:
             found[p.name] = value
     return found
 
