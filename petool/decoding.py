@@ -57,9 +57,13 @@ def value_schema(param_type: str) -> dict:
     return SCALAR_VALUE
 
 
-def call_schema(candidates: list[Tool]) -> dict:
+def call_schema(candidates: list[Tool], echoed: dict[str, dict] | None = None) -> dict:
     """JSON schema of a call to one of ``candidates``: parameters in declared order, the tool's
     required ones always present, values of their declared type (``value_schema``).
+
+    ``echoed`` (``{tool name: {parameter: value}}``, ``evidence.echoed_values``) lets those
+    parameters also take their value's own JSON type: the user's earlier call for the same
+    instruction wrote it so (``"start": "1"`` under NUMBER), and so does the ground truth.
 
     Required parameters are required because the benchmark's calls always carry them (all 450
     real dev golds do; 68% carry exactly them) and a small model otherwise stops early: 37 of
@@ -78,13 +82,17 @@ def call_schema(candidates: list[Tool]) -> dict:
         for param in tool.required_parameters + tool.optional_parameters:
             types.setdefault(param.name, param.type)  # a repeated name keeps its first declaration
         required = list(dict.fromkeys(p.name for p in tool.required_parameters))
+        values = {n: value_schema(t) for n, t in types.items()}
+        for name, value in ((echoed or {}).get(tool.name) or {}).items():
+            if name in values and (kind := _json_type(value)) and not _allows(values[name], kind):
+                values[name] = {"anyOf": [values[name], {"type": kind}]}
         options.append({
             "type": "object",
             "properties": {
                 "tool_name": {"const": tool.name},
                 "parameters": {
                     "type": "object",
-                    "properties": {n: value_schema(t) for n, t in types.items()},
+                    "properties": values,
                     **({"required": required} if required else {}),
                     "additionalProperties": False,
                 },
@@ -93,6 +101,19 @@ def call_schema(candidates: list[Tool]) -> dict:
             "additionalProperties": False,
         })
     return {"anyOf": options}
+
+
+def _json_type(value) -> str | None:
+    """The JSON schema type of a scalar value (None for lists, objects and null)."""
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    return "string" if isinstance(value, str) else None
+
+
+def _allows(schema: dict, kind: str) -> bool:
+    return schema.get("type") == kind or any(option.get("type") == kind for option in schema.get("anyOf", []))
 
 
 class CallGrammar:
@@ -113,11 +134,11 @@ class CallGrammar:
         self._compiled: dict = {}
         self.compiler = xgr.GrammarCompiler(info, max_threads=max(1, min(8, os.cpu_count() or 1)))
 
-    def matcher(self, candidates: list[Tool]):
-        """A fresh grammar matcher for one generation over ``candidates``."""
+    def matcher(self, candidates: list[Tool], echoed: dict[str, dict] | None = None):
+        """A fresh grammar matcher for one generation over ``candidates`` (``echoed``: see ``call_schema``)."""
         import xgrammar as xgr
 
-        schema = json.dumps(call_schema(candidates), ensure_ascii=False)
+        schema = json.dumps(call_schema(candidates, echoed), ensure_ascii=False)
         compiled = self._compiled.pop(schema, None)
         if compiled is None:
             # any_whitespace=False: the output is json.dumps' one-line layout, as in the SFT data.
@@ -274,8 +295,11 @@ def _accept_text(matcher, tokenizer, texts) -> list[int]:
     return []
 
 
-def _as_written(value: str) -> tuple[str, str]:
-    # a JSON string first; as written where the grammar wants a number or a boolean
+def _as_written(value) -> tuple[str, ...]:
+    # a JSON string first; as written where the grammar wants a number or a boolean. A value
+    # that is not a string (an earlier call's, evidence.echoed_values) keeps its own JSON type.
+    if not isinstance(value, str):
+        return (json.dumps(value, ensure_ascii=False),)
     return json.dumps(value, ensure_ascii=False), value
 
 
@@ -394,7 +418,7 @@ def _hold_to_the_instruction(matcher, tokenizer, logits, token: int, head: str, 
 def constrained_generate(model, tokenizer, prompt_ids: list[int], matcher, max_new_tokens: int,
                          max_time_s: float | None = None, tool_bias: dict[str, float] | None = None,
                          stated: list[str] | None = None, close_penalty: float = 0.0,
-                         named_values: dict[str, dict[str, str]] | None = None) -> DecodeResult:
+                         named_values: dict[str, dict[str, object]] | None = None) -> DecodeResult:
     """Greedy decoding under ``matcher``'s grammar, with jump-forward and a KV cache.
 
     Args:
@@ -421,7 +445,8 @@ def constrained_generate(model, tokenizer, prompt_ids: list[int], matcher, max_n
             close-or-go-on choice moves (a penalty on closing alone would lengthen a number
             instead: "page": 1.00000000e+00). 0 turns all of this off.
         named_values: ``{tool name: {parameter: value}}`` for the parameters whose value the
-            instruction names (``evidence.named_values``). Under the close penalty,
+            instruction names (``evidence.named_values``; an earlier call's for the same
+            instruction, ``evidence.echoed_values``, keep their JSON type). Under the close penalty,
             wherever the model would open the next parameter or close them (outside a string
             value) while one of the chosen tool's is not yet written, that parameter goes in
             with its value instead (the first one the grammar still allows), so it keeps its

@@ -370,3 +370,27 @@ def test_position_in_the_parameters(written, where):
     from petool.decoding import _position
 
     assert _position(written) == where
+
+
+def test_an_echoed_value_may_take_its_own_json_type():
+    """The user's earlier call for the same instruction wrote "start": "1" under NUMBER (and the
+    ground truth does too): the grammar then allows that parameter a string as well, and only it."""
+    tool = Tool("<A>.<B>.<s>", optional_parameters=[Parameter("start", "NUMBER"), Parameter("num", "NUMBER"),
+                                                    Parameter("q", "STRING"), Parameter("tags", "STRING")])
+    echoed = {tool.name: {"start": "1", "q": 10, "num": 15, "tags": ["a"]}, "<X>.<Y>.<z>": {"start": "1"}}
+    params = call_schema([tool], echoed)["anyOf"][0]["properties"]["parameters"]["properties"]
+    assert params["start"] == {"anyOf": [{"type": "number"}, {"type": "string"}]}
+    assert params["q"] == {"anyOf": [{"type": "string"}, {"type": "number"}]}
+    assert params["num"] == {"type": "number"} and params["tags"] == {"type": "string"}  # already allowed; a list is not a scalar
+    assert call_schema([tool]) == call_schema([tool], {}) == call_schema([tool], {"<X>.<Y>.<z>": {"start": "1"}})
+
+
+def test_echoed_values_are_written_with_their_own_types(tiny):
+    model, tok, grammar = tiny
+    tool = Tool("<A>.<B>.<s>", required_parameters=[Parameter("q", "STRING")],
+                optional_parameters=[Parameter("start", "NUMBER"), Parameter("num", "STRING"), Parameter("gl", "STRING")])
+    echo = {"q": "Word Cup", "start": "1", "num": 15}
+    result = constrained_generate(model, tok, _prompt(tok, "images"), grammar.matcher([tool], {tool.name: echo}), 200,
+                                  close_penalty=1e9, named_values={tool.name: echo})
+    written = json.loads(tok.decode(result.token_ids))["parameters"]
+    assert written == echo and type(written["start"]) is str and type(written["num"]) is int, written

@@ -1,11 +1,14 @@
 """Per-candidate evidence: functional fit, history counts, and the no-oracle evidence rule."""
 
+import math
+
 import pytest
 
 from petool.baselines import RuleBaseline
 from petool.evidence import (
     OPENING_CALLS_MAX,
     ToolEvidence,
+    echoed_values,
     fit_scores,
     history_evidence,
     likeness,
@@ -13,6 +16,8 @@ from petool.evidence import (
     named_values,
     preference_score,
     rank_candidates,
+    rank_keys,
+    rank_log_prior,
     rank_tools,
     stated_slots,
     values_after_names,
@@ -341,3 +346,53 @@ _PAGED = Tool("<S>.<Shop>.<reviews>", required_parameters=[Parameter("id", "NUMB
 )
 def test_stated_slots_go_to_the_parameter_their_words_name(query, expected):
     assert stated_slots(query, _PAGED) == expected
+
+
+_SEARCH = Tool("<S>.<Neo Search>.<Image Search>", required_parameters=[Parameter("q", "STRING")],
+               optional_parameters=[Parameter("start", "NUMBER"), Parameter("gl", "STRING")])
+_QUERY = "Images of 'Word Cup' in Brazil, from the second result"
+
+
+def _turn(instruction, params, rating=0, tool="<S>.<Google Search>.<Image Search>"):
+    return Turn(instruction, ToolCall(tool, params), rating)
+
+
+@pytest.mark.parametrize(
+    "history, expected",
+    [
+        # the same words (case and spacing aside): the earlier call's values, types kept
+        ([_turn(_QUERY, {"q": "Word Cup", "start": "1", "gl": "br"})], {"q": "Word Cup", "start": "1", "gl": "br"}),
+        ([_turn("images of  'word cup' in brazil, from the SECOND result", {"q": "Word Cup", "start": 1})], {"q": "Word Cup", "start": 1}),
+        ([_turn(_QUERY + " please", {"q": "Word Cup"})], {}),  # other words: not this instruction
+        ([_turn(_QUERY, {"q": "Word Cup", "num": 15})], {}),  # a parameter this tool lacks
+        ([_turn(_QUERY, {})], {}),  # nothing to echo
+        ([_turn(_QUERY, {"q": "Word Cup"}), _turn(_QUERY, {"q": "World Cup"}, 1)], {}),  # turns that disagree
+        ([_turn(_QUERY, {"q": "Word Cup"}), _turn(_QUERY, {"q": "Word Cup"}, 1)], {"q": "Word Cup"}),  # or agree
+        ([], {}),
+    ],
+)
+def test_echoed_values_are_the_earlier_call_for_the_same_instruction(history, expected):
+    echoed = echoed_values(_QUERY, history, _SEARCH)
+    assert echoed == expected and all(type(echoed[k]) is type(v) for k, v in expected.items())
+
+
+def test_copies_of_one_api_tie_in_the_ranking_and_share_its_prior():
+    """One API copied under two tools the history says nothing of: their ranking keys are equal,
+    and the prior gives both the mean of their ranks' shares, so the model's likelihood decides."""
+    web, spotify = (Tool(f"<Music>.<{name}>.<Search>", "Search", [Parameter("q", "STRING", "Search query")])
+                    for name in ("Spotify Web", "Spotify"))
+    rejected = Tool("<Music>.<Spotify_v3>.<Search>", "Search", [Parameter("q", "STRING", "Search query")])
+    other = Tool("<Music>.<Shazam>.<search>", "Search for songs by a term", [Parameter("term")])
+    history = [Turn("Search Spotify for 'x'", ToolCall(rejected.name, {"q": "x"}), 0)]
+    candidates = [web, spotify, other, rejected]
+    keys = rank_keys("Search for rock albums", history, candidates, "r")
+    assert keys[web.name] == keys[spotify.name] != keys[other.name]
+    ranked = [t.name for t, _, _ in rank_tools("Search for rock albums", history, candidates, "r")]
+    assert ranked[:2] == [web.name, spotify.name] and ranked[-1] == rejected.name  # the entry's order breaks the tie
+    tied = [k > 0 and keys[n] == keys[ranked[k - 1]] for k, n in enumerate(ranked)]
+    assert tied == [False, True, False, False]
+    shared, plain = rank_log_prior("r", 4, tied), rank_log_prior("r", 4)
+    assert shared[0] == shared[1] and plain[0] > shared[0] > plain[1]
+    assert shared[2:] == plain[2:]  # untied ranks keep their prior
+    assert sum(math.exp(x) for x in shared) == pytest.approx(1.0)
+    assert rank_log_prior("r", 4, [False] * 4) == plain and rank_log_prior("r", 4, [False, True, True, True]) == [pytest.approx(math.log(0.25))] * 4

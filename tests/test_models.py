@@ -139,6 +139,26 @@ def test_rank_prior_weighs_the_shortlist_order_into_the_tool_choice(tiny_llama_d
         load_predictor(tiny_llama_dir, rank_prior_weight=-1)
 
 
+def test_the_users_earlier_call_for_the_same_instruction_sets_the_parameters(tiny_llama_dir):
+    """PEToolBench copies an API and its example under several tools, so an r history can hold
+    the query word for word on a turned-away copy: its parameters, as typed, go into the call."""
+    from petool.schema import Entry, Parameter, Tool, ToolCall, Turn
+
+    params = [Parameter("q", "STRING")], [Parameter("start", "NUMBER"), Parameter("num", "NUMBER"), Parameter("gl", "STRING")]
+    copy, rejected = (Tool(f"<Search>.<{name}>.<Image Search>", "Image search", *params) for name in ("Neo Search", "Old Search"))
+    query = "Images of 'Word Cup' in Brazil, from the second result, 15 of them"
+    echo = {"q": "Word Cup", "start": "1", "num": 15, "gl": "br"}
+    turns = [Turn("Top headlines", ToolCall("<News>.<Hub>.<top>", {}), 1), Turn(query, ToolCall(rejected.name, echo), 0)]
+    entry = Entry(entry_id=1, query=query, candidates=[rejected, copy], ground_truth=ToolCall(copy.name, echo),
+                  histories={"p": turns[:1], "r": turns, "c": turns[::-1]})
+    predictor = load_predictor(tiny_llama_dir, rank_prior_weight=1e4)  # the ranking's first: the copy not turned away
+    call = json.loads(predictor.generate(entry, "r").text)
+    assert call == {"tool_name": copy.name, "parameters": echo}, call
+    assert json.loads(predictor.generate(entry, "p").text)["parameters"] != echo  # no such turn in p
+    held_off = load_predictor(tiny_llama_dir, rank_prior_weight=1e4, close_penalty=0)
+    assert json.loads(held_off.generate(entry, "r").text)["parameters"] != echo  # the model's own values
+
+
 def test_close_penalty_is_validated_named_and_described(tiny_llama_dir):
     held = load_predictor(tiny_llama_dir, close_penalty=5)
     assert held.name.endswith("[close-penalty 5]") and held.describe()["close_penalty"] == 5
