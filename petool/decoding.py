@@ -597,3 +597,32 @@ def close_call(text: str, candidates: list[Tool]) -> str:
         while pos < len(rest) and rest[pos] in ", ":
             pos += 1
     return json.dumps({"tool_name": name, "parameters": params}, ensure_ascii=False)
+
+
+def restore_cut_examples(text: str, candidates: list[Tool]) -> str:
+    """Give back the whole example value where the call copied one the prompt cut short.
+
+    The compact and shortlist prompts show a required parameter's example cut at
+    ``prompts.COMPACT_DEFAULT_CHARS`` characters with "..."; a model asked to use "the given URI"
+    copies what it sees ("spotify:artist:2w9zwq3A..."), a value no API takes. A string value
+    that ends with "..." and begins the parameter's example becomes the example. Other calls
+    come back unchanged.
+
+    Example:
+        >>> from petool.schema import Parameter
+        >>> t = Tool("<A>.<B>.<c>", required_parameters=[Parameter("uri", default="spotify:artist:2w9zwq3AktTeYYMuhMjju8")])
+        >>> restore_cut_examples('{"tool_name": "<A>.<B>.<c>", "parameters": {"uri": "spotify:artist:2w9z..."}}', [t])
+        '{"tool_name": "<A>.<B>.<c>", "parameters": {"uri": "spotify:artist:2w9zwq3AktTeYYMuhMjju8"}}'
+    """
+    try:
+        call = json.loads(text)
+        tool = next(t for t in candidates if t.name == call["tool_name"])
+        params = call["parameters"]
+    except (ValueError, TypeError, KeyError, StopIteration):
+        return text
+    examples = {p.name: str(p.default) for p in tool.required_parameters if p.default not in ("", None)}
+    cut = {k: examples[k] for k, v in params.items() if isinstance(v, str) and k in examples and len(v) > 3
+           and v.endswith("...") and len(examples[k]) > len(v) - 3 and examples[k].startswith(v[:-3])}
+    if not cut:
+        return text
+    return json.dumps({**call, "parameters": {k: cut.get(k, v) for k, v in params.items()}}, ensure_ascii=False)

@@ -397,7 +397,7 @@ class LocalPredictor:
         return self.tokenizer.decode(new, skip_special_tokens=True), n, int(new.shape[0])
 
     def _petool(self, entry: Entry, setting: str) -> tuple[str, int, int]:
-        from petool.decoding import CallGrammar, close_call, constrained_generate
+        from petool.decoding import CallGrammar, close_call, constrained_generate, restore_cut_examples
         from petool.evidence import echoed_values, named_values, stated_values
 
         t0 = time.perf_counter()
@@ -430,6 +430,7 @@ class LocalPredictor:
         text = self.tokenizer.decode(result.token_ids, skip_special_tokens=True)
         if not result.complete:
             text = close_call(text, allowed)
+        text = restore_cut_examples(text, allowed) if self.style != "paper" else text
         self.last = {"prompt_tokens": len(ids), "dropped_turns": dropped, "model_steps": result.model_steps,
                      "forced_tokens": result.forced_tokens, "complete": result.complete,
                      "prefill_s": result.prefill_s, "decode_s": result.decode_s, "timed_out": result.timed_out,

@@ -5,7 +5,7 @@ import json
 import pytest
 import torch
 
-from petool.decoding import CallGrammar, call_schema, close_call, constrained_generate, tokens_starting_with
+from petool.decoding import CallGrammar, call_schema, close_call, constrained_generate, restore_cut_examples, tokens_starting_with
 from petool.schema import Parameter, Tool
 from tests.fixtures.entries import FLIGHT, NEWS, WEATHER_A, weather_entry
 
@@ -394,3 +394,34 @@ def test_echoed_values_are_written_with_their_own_types(tiny):
                                   close_penalty=1e9, named_values={tool.name: echo})
     written = json.loads(tok.decode(result.token_ids))["parameters"]
     assert written == echo and type(written["start"]) is str and type(written["num"]) is int, written
+
+
+_URI = Tool("<M>.<S>.<radio>", required_parameters=[Parameter("uri", default="spotify:artist:2w9zwq3AktTeYYMuhMjju8"),
+                                                    Parameter("n", "NUMBER", default="5")],
+            optional_parameters=[Parameter("seed", default="spotify:track:4WNcduiCmDNfmTEz7JvmLv")])
+
+
+def _call(params, name=_URI.name):
+    return json.dumps({"tool_name": name, "parameters": params}, ensure_ascii=False)
+
+
+@pytest.mark.parametrize(
+    "params, expected",
+    [
+        ({"uri": "spotify:artist:2w9zwq3A...", "n": 5}, {"uri": "spotify:artist:2w9zwq3AktTeYYMuhMjju8", "n": 5}),
+        ({"n": 5, "uri": "spotify:artist:2w9zwq3A..."}, {"n": 5, "uri": "spotify:artist:2w9zwq3AktTeYYMuhMjju8"}),  # order kept
+        ({"uri": "spotify:artist:XYZ..."}, None),  # not the example's beginning
+        ({"uri": "spotify:artist:2w9zwq3A"}, None),  # no cut mark
+        ({"uri": "..."}, None),  # a cut mark alone
+        ({"uri": "spotify:artist:2w9zwq3AktTeYYMuhMjju8..."}, None),  # longer than the example
+        ({"uri": "x", "seed": "spotify:track:4WNc..."}, None),  # optional examples are not shown
+    ],
+)
+def test_a_value_copied_from_a_cut_example_gets_the_whole_example(params, expected):
+    out = restore_cut_examples(_call(params), [_URI])
+    assert out == _call(expected if expected is not None else params)
+
+
+@pytest.mark.parametrize("text", ["not json", _call({"uri": "spotify:artist:2w9z..."}, "<X>.<Y>.<z>"), '{"tool_name": 3}', "[]"])
+def test_restoring_cut_examples_leaves_other_text_alone(text):
+    assert restore_cut_examples(text, [_URI]) == text
