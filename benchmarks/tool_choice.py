@@ -15,7 +15,9 @@ adapter never trained on (its training build is rebuilt to know them; see its mo
     .venv/bin/python benchmarks/tool_choice.py --write-entries runs/unseen_generated.json   # for petool eval --data
 
 Every scored entry is appended to the log, so an interrupted run resumes; --table-only prints
-the table from the log.
+the table from the log. Candidates the ranking ties share their ranks' prior, as in decoding
+(``tied`` in each row; filled in from the entries for rows logged before it was recorded,
+except under --table-only).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from petool.evidence import GOLD_RANK_SHARE, rank_candidates, rank_log_prior  # noqa: E402
+from petool.evidence import GOLD_RANK_SHARE, rank_candidates, rank_keys, rank_log_prior, tied_ranks  # noqa: E402
 
 WEIGHTS = (0.0, 0.25, 0.5, 1.0, 2.0, 2.5, 4.0)
 
@@ -82,9 +84,15 @@ def score_entries(entries: list, settings: str, adapter: str | None, log: Path) 
             names = [t.name for t in prompt_candidates(entry, s, "shortlist", history=history)]
             scores = score_names(model, tok, ids, names)
             row = {"key": str(entry.key), "setting": s, "names": names, "scores": [scores[n] for n in names],
-                   "gold": entry.ground_truth.tool_name}
+                   "gold": entry.ground_truth.tool_name, "tied": shortlist_ties(entry, s, names, history)}
             f.write(json.dumps(row, ensure_ascii=False) + "\n")
             f.flush()
+
+
+def shortlist_ties(entry, setting: str, names: list[str], history=None) -> list[bool]:
+    """Which shortlisted names tie the one before them in the ranking (they share its prior)."""
+    turns = (entry.history(setting) if history is None else history) if setting != "none" else []
+    return tied_ranks(rank_keys(entry.query, turns, entry.candidates, setting), names)
 
 
 def read_log(log: Path) -> list[dict]:
@@ -104,7 +112,7 @@ def accuracy_table(rows: list[dict], weights=WEIGHTS) -> str:
         for w in weights:
             right = 0
             for r in rs:
-                prior = rank_log_prior(s, len(r["names"]))
+                prior = rank_log_prior(s, len(r["names"]), r.get("tied"))
                 fused = [x + w * p for x, p in zip(r["scores"], prior)]
                 right += r["names"][fused.index(max(fused))] == r["gold"]
             cells.append(pct(right, len(rs)))
@@ -160,7 +168,14 @@ def main() -> None:
         print(f"{len(entries)} entries", file=sys.stderr)
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         score_entries(entries, settings, args.adapter, log)
-    print(accuracy_table(read_log(log)))
+        rows = read_log(log)
+        by_key = {str(e.key): e for e in entries}
+        for r in rows:  # logs written before ties were recorded
+            if "tied" not in r and r["key"] in by_key:
+                r["tied"] = shortlist_ties(by_key[r["key"]], r["setting"], r["names"])
+    else:
+        rows = read_log(log)
+    print(accuracy_table(rows))
 
 
 if __name__ == "__main__":

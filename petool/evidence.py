@@ -593,6 +593,16 @@ def rank_keys(query: str, history: list[Turn], candidates: list[Tool], setting: 
     return {t.name: key(t) for t in candidates}
 
 
+def tied_ranks(keys: dict[str, tuple], names: list[str]) -> list[bool]:
+    """For candidates in rank order, whether each has the same ranking key as the one before it.
+
+    Example:
+        >>> tied_ranks({"a": (1,), "b": (1,), "c": (0,)}, ["a", "b", "c"])
+        [False, True, False]
+    """
+    return [k > 0 and keys[name] == keys[names[k - 1]] for k, name in enumerate(names)]
+
+
 def rank_tools(query: str, history: list[Turn], candidates: list[Tool], setting: str,
                fit_threshold: float = 0.5) -> list[tuple[Tool, float, ToolEvidence]]:
     """Candidates ordered best first.

@@ -415,10 +415,9 @@ class LocalPredictor:
         # p/r/c); the ranking's prior joins only where the prompt shows candidates in rank order.
         bias = None
         if len(allowed) > 1:
-            from petool.evidence import rank_keys, rank_log_prior
+            from petool.evidence import rank_keys, rank_log_prior, tied_ranks
 
-            keys = rank_keys(entry.query, history, entry.candidates, setting)
-            tied = [k > 0 and keys[t.name] == keys[allowed[k - 1].name] for k, t in enumerate(allowed)]
+            tied = tied_ranks(rank_keys(entry.query, history, entry.candidates, setting), [t.name for t in allowed])
             prior = rank_log_prior(setting, len(allowed), tied) if self.style == "shortlist" else [0.0] * len(allowed)
             bias = {t.name: self.rank_prior_weight * lp for t, lp in zip(allowed, prior)}
         # The time limit covers prompt fitting and grammar compiling too.
