@@ -439,8 +439,9 @@ def echoed_values(query: str, history: list[Turn], tool: Tool) -> dict[str, obje
     PEToolBench copies one API under several tools with its example (instruction and
     parameters), and an r or c history holds the ground truth's equivalents' examples: in 121 of
     the 450 real dev entries a turn's instruction is the query word for word, and its parameters
-    are the ground truth's in all 121 (values as typed: ``"start": "1"`` where the schema says
-    NUMBER). A turn counts when its parameters are all ``tool``'s; turns that disagree cancel.
+    are the ground truth's in all 121 (53 with parameters to give; values as typed: ``"start":
+    "1"`` where the schema says NUMBER). A turn counts when its parameters are all ``tool``'s;
+    turns that disagree cancel.
 
     Example:
         >>> from petool.schema import Parameter, ToolCall
