@@ -440,8 +440,9 @@ def echoed_values(query: str, history: list[Turn], tool: Tool) -> dict[str, obje
     parameters), and an r or c history holds the ground truth's equivalents' examples: in 121 of
     the 450 real dev entries a turn's instruction is the query word for word, and its parameters
     are the ground truth's in all 121 (53 with parameters to give; values as typed: ``"start":
-    "1"`` where the schema says NUMBER). A turn counts when its parameters are all ``tool``'s;
-    turns that disagree cancel.
+    "1"`` where the schema says NUMBER); on 1,800 generated entries it gives 182 values in 128 r
+    and c entry-settings, all the ground truth's. A turn counts when its parameters are all
+    ``tool``'s; turns that disagree cancel.
 
     Example:
         >>> from petool.schema import Parameter, ToolCall
