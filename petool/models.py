@@ -406,7 +406,7 @@ class LocalPredictor:
         ids, dropped = fit_prompt(self.tokenizer, entry, setting, self.style, self.max_prompt_tokens)
         # The same history the prompt kept: dropping turns can change the shortlist's ranking.
         history = entry.history(setting)[dropped:] if setting != "none" else []
-        allowed = prompt_candidates(entry, setting, self.style, history=history if setting != "none" else None)
+        allowed = prompt_candidates(entry, setting, self.style, history=history)
         # the user's earlier call for this very instruction, where a candidate takes its parameters
         echoed = {t.name: echo for t in allowed if (echo := echoed_values(entry.query, history, t))} if self.close_penalty else {}
         matcher = self._grammar.matcher(allowed, echoed)
