@@ -81,6 +81,22 @@ def pick(page, elem_id: str, option: str, typed: str) -> None:
     page.get_by_role("option", name=option, exact=True).click()
 
 
+def _fill_number(page, selector: str, value: str, tries: int = 5) -> None:
+    """Type a number and commit it (Tab), again if the box re-rendered to its old value meanwhile:
+    on a busy machine the accordion that holds it can still be mounting when the first fill lands."""
+    from playwright.sync_api import expect
+
+    box = page.locator(selector)
+    box.wait_for()
+    for _ in range(tries):
+        box.fill(value)
+        box.press("Tab")  # commit the value before a click reads it
+        page.wait_for_timeout(300)
+        if box.input_value() == value:
+            break
+    expect(box).to_have_value(value)
+
+
 def test_end_to_end(app, page):
     from playwright.sync_api import expect
 
@@ -169,10 +185,7 @@ def test_end_to_end(app, page):
     # 7. A queue: each verdict saves a label and runs the next entry automatically.
     page.get_by_role("tab", name="Compare & label").click()
     page.get_by_text("Queue: label a batch").click()
-    page.locator("#q-size input").fill("2")
-    page.locator("#q-size input").press("Tab")  # commit the value before the click reads it
-    expect(page.locator("#q-size input")).to_have_value("2")
-    page.wait_for_timeout(300)
+    _fill_number(page, "#q-size input", "2")
     page.click("#q-start")
     expect(page.locator("#q-status")).to_contain_text("Queue item 1 of 2")
     expect(page.locator("#c-side-b")).to_contain_text("fake-base+fake-adapter")
