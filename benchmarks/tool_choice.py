@@ -91,8 +91,11 @@ def score_entries(entries: list, settings: str, adapter: str | None, log: Path) 
 
 def shortlist_ties(entry, setting: str, names: list[str], history=None) -> list[bool]:
     """Which shortlisted names tie the one before them in the ranking (they share its prior)."""
-    turns = (entry.history(setting) if history is None else history) if setting != "none" else []
-    return tied_ranks(rank_keys(entry.query, turns, entry.candidates, setting), names)
+    if setting == "none":
+        history = []
+    elif history is None:
+        history = entry.history(setting)
+    return tied_ranks(rank_keys(entry.query, history, entry.candidates, setting), names)
 
 
 def read_log(log: Path) -> list[dict]:

@@ -659,12 +659,13 @@ def rank_log_prior(setting: str, n: int, tied: list[bool] | None = None) -> list
         return [0.0] * max(n, 0)
     # ranks past the table's end get the last rank's share
     shares = [shares[min(k, len(shares) - 1)] for k in range(n)]
-    start = 0
-    for k in range(1, n + 1):
-        if k == n or not (tied and k < len(tied) and tied[k]):
-            run = shares[start:k]
-            shares[start:k] = [sum(run) / len(run)] * len(run)
-            start = k
+    runs: list[list[float]] = []  # ranks that tie, each run sharing its mean
+    for k, share in enumerate(shares):
+        if k and tied and k < len(tied) and tied[k]:
+            runs[-1].append(share)
+        else:
+            runs.append([share])
+    shares = [sum(run) / len(run) for run in runs for _ in run]
     total = sum(shares)
     return [math.log(x / total) for x in shares]
 
