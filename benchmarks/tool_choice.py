@@ -17,7 +17,8 @@ adapter never trained on (its training build is rebuilt to know them; see its mo
 Every scored entry is appended to the log, so an interrupted run resumes; --table-only prints
 the table from the log. Candidates the ranking ties share their ranks' prior, as in decoding
 (``tied`` in each row; filled in from the entries for rows logged before it was recorded,
-except under --table-only).
+except under --table-only), and names that extend one another share their best score
+(``petool.decoding.choose_tool``).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from petool.decoding import choose_tool  # noqa: E402
 from petool.evidence import GOLD_RANK_SHARE, rank_candidates, rank_keys, rank_log_prior, tied_ranks  # noqa: E402
 
 WEIGHTS = (0.0, 0.25, 0.5, 1.0, 2.0, 2.5, 4.0)
@@ -116,8 +118,8 @@ def accuracy_table(rows: list[dict], weights=WEIGHTS) -> str:
             right = 0
             for r in rs:
                 prior = rank_log_prior(s, len(r["names"]), r.get("tied"))
-                fused = [x + w * p for x, p in zip(r["scores"], prior)]
-                right += r["names"][fused.index(max(fused))] == r["gold"]
+                bias = {n: w * p for n, p in zip(r["names"], prior)}
+                right += choose_tool(dict(zip(r["names"], r["scores"])), bias) == r["gold"]
             cells.append(pct(right, len(rs)))
         lines.append("  ".join(f"{c:>12}" for c in cells))
     return "\n".join(lines)

@@ -217,6 +217,67 @@ def test_tool_bias_zero_follows_the_likeliest_name(tiny):
     assert json.loads(tok.decode(result.token_ids))["tool_name"] == best
 
 
+NEWS_ALL = "<Data>.<Azure>.<GetNews>"
+NEWS_TOPIC = "<Data>.<Azure>.<GetNewsByTopic>"
+
+
+@pytest.mark.parametrize(
+    "short, long, expected",
+    [
+        (NEWS_ALL, NEWS_TOPIC, True),  # the API name goes on
+        ("<Music>.<Spotify>.<Search>", "<Music>.<Spotify Web>.<Search>", True),  # the tool name goes on
+        ("<A>.<T>.<news>", "<A>.<T>.<news/{id}>", True),
+        (NEWS_TOPIC, NEWS_ALL, False),  # the longer one first
+        (NEWS_ALL, NEWS_ALL, False),
+        (NEWS_ALL, "<Data>.<Azure>.<GetEvents>", False),  # they part inside a part
+        ("<Data>.<Azure>.<Get>", "<Data>.<Azure Smartable>.<GetNews>", True),
+        ("<A>.<T>.<x>", "<A>.<T>.<x>.<y>", False),  # only a part that closes where the other goes on
+    ],
+)
+def test_extends_name_table(short, long, expected):
+    from petool.decoding import extends_name
+
+    assert extends_name(short, long) is expected
+
+
+@pytest.mark.parametrize(
+    "scores, bias, expected",
+    [
+        # the model closes the name early by 15 nats; the ranking's prior picks the longer name
+        ({NEWS_ALL: -0.3, NEWS_TOPIC: -15.5, "<X>.<Y>.<z>": -9.0}, {NEWS_ALL: -7.0, NEWS_TOPIC: -0.3, "<X>.<Y>.<z>": -9.4}, NEWS_TOPIC),
+        # the prior ties them: the model's own scores break the tie, either way
+        ({NEWS_ALL: -2.0, NEWS_TOPIC: -8.7}, {NEWS_ALL: -1.8, NEWS_TOPIC: -1.8}, NEWS_ALL),
+        ({NEWS_ALL: -8.7, NEWS_TOPIC: -2.0}, {NEWS_ALL: -1.8, NEWS_TOPIC: -1.8}, NEWS_TOPIC),
+        # names that do not extend each other keep their own scores: the model outvotes the prior
+        ({"<A>.<T>.<a>": -0.3, "<A>.<T>.<b>": -15.5}, {"<A>.<T>.<a>": -7.0, "<A>.<T>.<b>": -0.3}, "<A>.<T>.<a>"),
+        # the group's best score does not lift it over an unrelated name the model and prior prefer
+        ({NEWS_ALL: -5.0, NEWS_TOPIC: -15.0, "<X>.<Y>.<z>": -0.1}, {NEWS_ALL: -3.0, NEWS_TOPIC: -2.0, "<X>.<Y>.<z>": -1.0}, "<X>.<Y>.<z>"),
+        # a chain shares one score: get < getNews < getNewsByTopic
+        ({"<D>.<A>.<Get>": -20.0, "<D>.<A>.<GetNews>": -19.0, "<D>.<A>.<GetNewsByTopic>": -0.5},
+         {"<D>.<A>.<Get>": 0.0, "<D>.<A>.<GetNews>": -5.0, "<D>.<A>.<GetNewsByTopic>": -9.0}, "<D>.<A>.<Get>"),
+        # no bias: the model alone
+        ({NEWS_ALL: -0.3, NEWS_TOPIC: -15.5}, {}, NEWS_ALL),
+    ],
+)
+def test_choose_tool_table(scores, bias, expected):
+    from petool.decoding import choose_tool
+
+    assert choose_tool(scores, bias) == expected
+
+
+def test_tool_bias_decides_between_names_that_extend_one_another(tiny):
+    model, tok, grammar = tiny
+    candidates = [Tool(NEWS_ALL, "Get Azure news"), Tool(NEWS_TOPIC, "Get Azure news by topic")]
+    prompt = _prompt(tok, "Azure news on compute")
+    free = constrained_generate(model, tok, prompt, grammar.matcher(candidates), 60, tool_bias={t.name: 0.0 for t in candidates})
+    worse = min(free.tool_scores, key=free.tool_scores.get)
+    # a bias far below the model's margin still decides: the two names share their best score
+    bias = {t.name: (0.01 if t.name == worse else 0.0) for t in candidates}
+    result = constrained_generate(model, tok, prompt, grammar.matcher(candidates), 60, tool_bias=bias)
+    assert json.loads(tok.decode(result.token_ids))["tool_name"] == worse
+    assert free.tool_scores[worse] < max(free.tool_scores.values())
+
+
 def test_call_head_is_how_a_whole_call_starts():
     from petool.decoding import call_head
 
