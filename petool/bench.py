@@ -36,8 +36,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from petool.catalog import (API, ATTRIBUTE_LABELS, Catalog, contributions, load_catalog, render_template, score_tool,
-                            with_copied_apis)
-from petool.schema import SETTINGS, Entry, PreferenceExample, Tool, ToolCall, Turn, provider_of
+                            with_copied_apis, with_narrowed_apis)
+from petool.schema import SETTINGS, Entry, PreferenceExample, Tool, ToolCall, Turn, extends_name, provider_of
 
 PROFILES: dict[str, dict[str, float] | None] = {
     "budget-conscious": {"price_tier": 3.0, "monthly_price_usd": 3.0, "free_quota": 2.0, "rating": 0.5},
@@ -77,6 +77,7 @@ class BuildConfig:
     p_minimal_template: float = 0.2  # query uses a template stating the fewest values
     p_optional_stated: float = 0.45  # each optional parameter an instruction leaves out is stated after all (real golds: 1.66 parameters per call)
     p_copied_cluster: float = 0.0  # share of clusters made one API copied under several tools (catalog.with_copied_apis; real: 48 of 52)
+    p_narrowed_cluster: float = 0.0  # share of clusters given a twin narrowed by one parameter, "GetNews" / "GetNewsByTopic" (catalog.with_narrowed_apis)
     tool_comb: tuple = (2, 37)  # size range of a user's preferred tool set per entry
     n_users: int = 400
     hard_negative_share: float = 0.5  # DPO: share of entries that also get a wrong-parameter pair
@@ -118,7 +119,7 @@ class BuildConfig:
         if self.n_users < 1:
             raise ValueError(f"n_users must be >= 1, got {self.n_users}")
         for name in ("p_k_max", "p_gt_tool_in_window", "p_query_in_r", "p_query_is_example", "p_turn_is_example",
-                     "p_minimal_template", "p_optional_stated", "p_copied_cluster", "hard_negative_share", "paraphrase_share"):
+                     "p_minimal_template", "p_optional_stated", "p_copied_cluster", "p_narrowed_cluster", "hard_negative_share", "paraphrase_share"):
             v = getattr(self, name)
             if not 0.0 <= v <= 1.0:
                 raise ValueError(f"{name} must be a probability in 0..1, got {v!r}")
@@ -246,7 +247,7 @@ def phrase(api: API, catalog: Catalog, rng: random.Random, masked: bool, p_examp
     Returns (text, parameters, template index or None when the API's example was used).
     """
     minimal = False
-    if not api.templates or rng.random() < p_example:
+    if api.examples and (not api.templates or rng.random() < p_example):
         ex = api.examples[0] if len(api.examples) == 1 else rng.choice(api.examples)
         text = mask_tool(ex["Scenario"], api.tool) if masked else ex["Scenario"]
         params, t_index = dict(ex["Parameters"]), None
@@ -527,7 +528,13 @@ class _Builder:
 
     def candidates(self, gt_api: API, members: list[API], rng: random.Random) -> list[API]:
         n = max(self.config.n_candidates, len(members))
-        chosen = list(members)
+        # The ground truth's tool's APIs whose names go on where its ends, or end where its goes on
+        # ("GetNews" / "GetNewsByTopic"), are listed with it, as in PEToolBench; only with narrowed
+        # twins on, so that builds without them (the shipped adapter's data) stay as they were.
+        twins = [a for a in self.catalog.tool_by_key[gt_api.provider].apis if a.cluster != gt_api.cluster
+                 and (extends_name(a.full_name, gt_api.full_name) or extends_name(gt_api.full_name, a.full_name))
+                 ] if self.config.p_narrowed_cluster else []
+        chosen = list(members) + twins[: max(0, n - len(members))]
         taken = {a.full_name for a in chosen}
         room = n - len(chosen)
         same = [a for a in self.by_category.get(gt_api.category, []) if a.full_name not in taken]
@@ -601,6 +608,8 @@ def build_entries(catalog: Catalog, config: BuildConfig, progress: bool = False,
     """
     if len(catalog.members) < 2:
         raise ValueError(f"the catalog has {len(catalog.members)} functional cluster(s); at least 2 are needed")
+    if config.p_narrowed_cluster:  # before copying: a copied API's twin is copied with it
+        catalog = with_narrowed_apis(catalog, config.p_narrowed_cluster, config.seed)
     if config.p_copied_cluster:
         catalog = with_copied_apis(catalog, config.p_copied_cluster, config.seed)
     builder = _Builder(catalog, config)

@@ -36,6 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--style", default="paper", help="prompt style of the training files: paper, compact or shortlist")
     p.add_argument("--copied-clusters", type=float, default=0.0, metavar="SHARE",
                    help="share of functional clusters built as one API copied under several tools, as PEToolBench's are (0-1)")
+    p.add_argument("--narrowed-clusters", type=float, default=0.0, metavar="SHARE",
+                   help="share of functional clusters given a twin narrowed by one parameter, GetNews / GetNewsByTopic (0-1)")
     p.add_argument("--no-trl-sft", action="store_true", help="skip the TRL SFT JSONL files (the largest output)")
     p.add_argument("--paraphrase-url", default=None, help="OpenAI-compatible base URL for the optional paraphrase step")
     p.add_argument("--paraphrase-key", default=None, help="its API key (or env PETOOL_PARAPHRASE_KEY)")
@@ -135,6 +137,7 @@ def cmd_build(args) -> int:
         window=args.window,
         style=args.style,
         p_copied_cluster=args.copied_clusters,
+        p_narrowed_cluster=args.narrowed_clusters,
         write_trl_sft=not args.no_trl_sft,
         paraphrase_url=args.paraphrase_url,
         paraphrase_key=args.paraphrase_key or os.environ.get("PETOOL_PARAPHRASE_KEY", ""),

@@ -25,7 +25,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from petool.schema import Tool
+from petool.schema import Tool, extends_name
 
 MAX_STRING_CHARS = 128
 """Longest string value the grammar allows (gold values on the dev data are at most 37 chars)."""
@@ -224,23 +224,6 @@ def _name_logprobs(model, tokenizer, cache, last_logits, names: list[str]) -> di
             cache.crop(-(len(ids) - 1))  # transformers 5: a negative count removes that many tokens
         out[name] = [score, ids]
     return out
-
-
-def extends_name(short: str, long: str) -> bool:
-    """True if ``long`` goes on where ``short`` closes one of its ``<...>`` parts.
-
-    Example:
-        >>> extends_name("<Data>.<Azure>.<GetNews>", "<Data>.<Azure>.<GetNewsByTopic>")
-        True
-        >>> extends_name("<Music>.<Spotify>.<Search>", "<Music>.<Spotify Web>.<Search>")
-        True
-        >>> extends_name("<Data>.<Azure>.<GetNews>", "<Data>.<Azure>.<GetEvents>")
-        False
-    """
-    i = 0
-    while i < min(len(short), len(long)) and short[i] == long[i]:
-        i += 1
-    return i < len(short) and i < len(long) and short[i] == ">" and long[i] != ">"
 
 
 def choose_tool(scores: dict[str, float], bias: dict[str, float]) -> str:

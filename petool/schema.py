@@ -54,6 +54,23 @@ def provider_of(full_name: str) -> str:
     return f"{parts[0]}.{parts[1]}" if parts else full_name
 
 
+def extends_name(short: str, long: str) -> bool:
+    """True if ``long`` goes on where ``short`` closes one of its ``<...>`` parts.
+
+    Example:
+        >>> extends_name("<Data>.<Azure>.<GetNews>", "<Data>.<Azure>.<GetNewsByTopic>")
+        True
+        >>> extends_name("<Music>.<Spotify>.<Search>", "<Music>.<Spotify Web>.<Search>")
+        True
+        >>> extends_name("<Data>.<Azure>.<GetNews>", "<Data>.<Azure>.<GetEvents>")
+        False
+    """
+    i = 0
+    while i < min(len(short), len(long)) and short[i] == long[i]:
+        i += 1
+    return i < len(short) and i < len(long) and short[i] == ">" and long[i] != ">"
+
+
 def setting_list(text: str, allowed: tuple[str, ...] = ALL_SETTINGS) -> list[str]:
     """Parse a comma list of settings such as ``"p,r,c"``; unknown names raise ValueError."""
     items = [s.strip() for s in text.split(",") if s.strip()]

@@ -46,6 +46,7 @@ def shipped_entries():
     ({"k_range": (2, 25)}, "k_range"),
     ({"p_k_max": 1.5}, "p_k_max"),
     ({"p_copied_cluster": 2}, "p_copied_cluster"),
+    ({"p_narrowed_cluster": -1}, "p_narrowed_cluster"),
     ({"tool_comb": (0, 3)}, "tool_comb"),
     ({"paraphrase_url": "ftp://x"}, "paraphrase_url"),
 ])
@@ -311,3 +312,21 @@ def test_copied_clusters_show_one_api_name_among_the_equivalents():
                        for t in e.cluster_candidates()) for e in test) / len(test)
     assert shares(BuildConfig(seed=5, n_train=0, n_test=60, p_copied_cluster=1.0)) > 0.9
     assert shares(BuildConfig(seed=5, n_train=0, n_test=60)) < 0.3
+
+
+def test_narrowed_twins_are_listed_with_the_ground_truth_and_phrased_with_their_parameter():
+    from petool.schema import extends_name
+
+    catalog = load_catalog()
+    _, test = build_entries(catalog, BuildConfig(seed=5, n_train=0, n_test=120, p_narrowed_cluster=1.0))
+    paired = 0
+    for e in test:
+        gold = e.ground_truth.tool_name
+        names = [t.name for t in e.candidates]
+        twins = [n for n in names if n != gold and provider_of(n) == provider_of(gold) and (extends_name(n, gold) or extends_name(gold, n))]
+        if "/by-" in e.func:
+            assert twins, e.func  # the broad API of its tool is a candidate
+            param = e.candidate(gold).required_parameters[-1].name
+            assert param in e.ground_truth.parameters, (e.query, e.ground_truth)
+        paired += bool(twins)
+    assert paired > 0.4 * len(test)

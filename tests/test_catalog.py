@@ -13,7 +13,7 @@ import pytest
 
 from petool.catalog import (
     DEFAULT_CATALOG, CatalogError, attribute_goodness, import_toolbench, load_catalog, parse_catalog,
-    render_template, score_tool, validate_catalog, with_copied_apis,
+    render_template, score_tool, validate_catalog, with_copied_apis, with_narrowed_apis,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -222,3 +222,44 @@ def test_copied_apis_take_the_first_members_name_and_description(shipped):
     assert half == [a.full_name for a in with_copied_apis(shipped, 0.5, seed=1).apis] != [a.full_name for a in shipped.apis]
     with pytest.raises(ValueError, match="share"):
         with_copied_apis(shipped, 1.5)
+
+
+def test_narrowed_twins_take_one_optional_parameter_as_required_under_a_name_that_goes_on(shipped):
+    from petool.schema import extends_name
+
+    narrowed = with_narrowed_apis(shipped, 1.0, seed=3)
+    assert len({a.full_name for a in narrowed.apis}) == len(narrowed.apis)  # full names stay unique
+    twins = [a for a in narrowed.apis if "/by-" in (a.cluster or "")]
+    assert len(twins) > 100
+    for twin in twins:
+        cluster, slot = twin.cluster.split("/by-")
+        broad = next(a for a in narrowed.members[cluster] if a.provider == twin.provider)
+        assert extends_name(broad.full_name, twin.full_name)
+        param = twin.param_for_slot(slot)
+        # required in the twin, gone from the member, every other parameter the same
+        assert param in twin.required and broad.param_for_slot(slot) is None
+        assert [p.name for p in twin.params if p is not param] == [p.name for p in broad.params]
+        assert all("{" + slot + "}" in t for t in twin.templates) and not any("{" + slot + "}" in t for t in broad.templates)
+        assert all(param.name in ex["Parameters"] for ex in twin.examples)
+        assert all(param.name not in ex["Parameters"] for ex in broad.examples)
+        assert twin.templates or twin.examples
+    # a twin cluster has one twin per member of its cluster
+    for cluster in {a.cluster for a in twins}:
+        base = cluster.split("/by-")[0]
+        assert sorted(a.provider for a in narrowed.members[cluster]) == sorted(a.provider for a in narrowed.members[base])
+    assert [a.full_name for a in with_narrowed_apis(shipped, 0.0).apis] == [a.full_name for a in shipped.apis]
+    with pytest.raises(ValueError, match="share"):
+        with_narrowed_apis(shipped, -0.1)
+
+
+@pytest.mark.parametrize("name, label, expected", [
+    ("GetNews", "topic", "GetNewsByTopic"),
+    ("giveaways", "platform", "giveawaysByPlatform"),
+    ("keywords/volume", "country", "keywords/volume by country"),
+    ("Hourly Forecast", "start date", "Hourly Forecast by start date"),
+    ("v2", "big city", "v2ByBigCity"),
+])
+def test_narrowed_name_table(name, label, expected):
+    from petool.catalog import narrowed_name
+
+    assert narrowed_name(name, label) == expected

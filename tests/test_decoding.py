@@ -235,7 +235,7 @@ NEWS_TOPIC = "<Data>.<Azure>.<GetNewsByTopic>"
     ],
 )
 def test_extends_name_table(short, long, expected):
-    from petool.decoding import extends_name
+    from petool.schema import extends_name
 
     assert extends_name(short, long) is expected
 
