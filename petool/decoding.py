@@ -236,6 +236,10 @@ def choose_tool(scores: dict[str, float], bias: dict[str, float]) -> str:
     generated catalog rarely has a name that goes on past another's end (4 of 621 APIs), so
     training never showed it. Such names are told apart by the bias (the ranking's prior, which
     reads the instruction against each description); where the bias ties them, by the model.
+    Measured (shipped adapter, w = 2.5): all 450 real dev entries p / r / c 69.3 / 94.0 / 92.2 ->
+    70.4 / 95.6 / 93.8 (5, 7, 7 fixed, none broken); generated entries with narrowed twins
+    (``benchmarks/tool_choice.py --narrowed 0.5 --copied 0.9``, 418 per setting) p 56.9 -> 62.2,
+    r 77.8 -> 81.1 (23 fixed / 1 broken, 14 / 0).
     """
     names = list(scores)
     best = {n: scores[n] for n in names}
