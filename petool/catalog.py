@@ -262,21 +262,23 @@ def with_narrowed_apis(catalog: Catalog, share: float, seed: int | str = 0) -> C
     the other's ends, so a model must read past the shorter name.
 
     The parameter is one every member has as optional, by slot, that names what to look at
-    (not a flag or a number such as a page); templates that mention it go to the twin, the rest stay, and the twin gets the rest
-    too with a clause stating it. A cluster without such a parameter, or whose members would be
-    left with nothing to phrase, stays as it is.
+    (not a flag or a number such as a page). Templates that mention it go to the twin; the rest
+    stay, and the twin gets them too with a clause stating it. A cluster without such a
+    parameter, or whose members would be left with nothing to phrase, stays as it is.
     """
     if not 0.0 <= share <= 1.0:
         raise ValueError(f"share must be within 0..1, got {share!r}")
-    from petool.bench import add_clauses, optional_clause
+    from petool.bench import add_clauses, optional_clause  # the benchmark's wording; bench imports this module
+
+    def content_slots(api: API) -> set[str]:
+        return {api.slots.get(p.name, p.name) for p in api.optional if not p.type.upper().startswith(("BOOLEAN", "NUMBER"))}
 
     rng = random.Random(f"narrowed|{seed}")
     narrowed: dict[str, tuple[API, API]] = {}  # full name -> (the member without it, the twin)
     clusters = dict(catalog.clusters)
     for cluster in sorted(catalog.members):
         members = catalog.members[cluster]
-        slots = set.intersection(*({a.slots.get(p.name, p.name) for p in a.optional if not p.type.upper().startswith(("BOOLEAN", "NUMBER"))}
-                                   for a in members))
+        slots = set.intersection(*(content_slots(a) for a in members))
         if not slots or rng.random() >= share:
             continue
         slot = rng.choice(sorted(slots))
