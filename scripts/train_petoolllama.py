@@ -43,7 +43,8 @@ def stage_data(args, out: Path) -> None:
     if (data / "dpo_train.jsonl").exists():
         return
     log("building training entries from the shipped catalog")
-    config = BuildConfig(seed=args.seed, n_train=args.n_entries, n_test=args.n_heldout, style=args.style)
+    config = BuildConfig(seed=args.seed, n_train=args.n_entries, n_test=args.n_heldout, style=args.style,
+                         p_narrowed_cluster=args.narrowed_clusters)
     train, heldout = build_entries(load_catalog(), config)
     rng = random.Random(args.seed)
     sft, pairs = [], []
@@ -147,6 +148,8 @@ def main() -> int:
     parser.add_argument("--mistake-entries", type=int, default=48)
     parser.add_argument("--dpo-steps", type=int, default=16)
     parser.add_argument("--dpo-lr", type=float, default=5e-5)
+    parser.add_argument("--narrowed-clusters", type=float, default=0.0, metavar="SHARE",
+                        help="share of clusters given a narrowed twin (GetNews / GetNewsByTopic) in the training build; the shipped adapter: 0")
     parser.add_argument("--no-ship", action="store_true")
     args = parser.parse_args()
     out = ROOT / args.out if not Path(args.out).is_absolute() else Path(args.out)
