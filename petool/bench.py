@@ -35,7 +35,7 @@ import urllib.request
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from petool.catalog import (API, ATTRIBUTE_LABELS, Catalog, contributions, load_catalog, render_template, score_tool,
+from petool.catalog import (API, ATTRIBUTE_LABELS, Catalog, base_cluster, contributions, load_catalog, render_template, score_tool,
                             with_copied_apis, with_narrowed_apis)
 from petool.schema import SETTINGS, Entry, PreferenceExample, Tool, ToolCall, Turn, extends_name, provider_of
 
@@ -580,6 +580,9 @@ def split_clusters(catalog: Catalog, config: BuildConfig) -> tuple[list[str], li
     clusters = sorted(catalog.members)
     if config.split_by == "entry" or config.n_train == 0 or config.n_test == 0:
         return clusters, clusters
+    # A narrowed twin's cluster goes where its cluster goes, so twins leave the split as it was.
+    twins = [c for c in clusters if base_cluster(c) != c]
+    clusters = [c for c in clusters if base_cluster(c) == c]
     rng = random.Random(f"{config.seed}|split")
     frac = config.n_test / (config.n_train + config.n_test)
     train, test = [], []
@@ -595,6 +598,9 @@ def split_clusters(catalog: Catalog, config: BuildConfig) -> tuple[list[str], li
         train.append(test.pop())
     if not test:
         test.append(train.pop())
+    test_set = set(test)
+    for c in twins:
+        (test if base_cluster(c) in test_set else train).append(c)
     return sorted(train), sorted(test)
 
 

@@ -253,6 +253,20 @@ def narrowed_name(name: str, label: str) -> str:
     return f"{name} by {label}"
 
 
+NARROWED_MARK = "/by-"
+"""A narrowed twin's cluster id is its cluster's id, this mark and the parameter's slot."""
+
+
+def base_cluster(cluster_id: str) -> str:
+    """The cluster a narrowed twin's cluster was made from (any other id: itself).
+
+    Example:
+        >>> base_cluster("news.latest/by-topic"), base_cluster("news.latest")
+        ('news.latest', 'news.latest')
+    """
+    return cluster_id.split(NARROWED_MARK, 1)[0]
+
+
 def with_narrowed_apis(catalog: Catalog, share: float, seed: int | str = 0) -> Catalog:
     """A copy of ``catalog`` where a ``share`` of the functional clusters (drawn with ``seed``)
     gain a narrowed twin: each member's tool also offers "<name>By<Param>", the same API with
@@ -294,7 +308,7 @@ def with_narrowed_apis(catalog: Catalog, share: float, seed: int | str = 0) -> C
                 break
             rest = [p for p in a.optional if p is not param]
             clause = optional_clause(param.name, mark, rng)
-            twin = replace(a, name=name, description=f"{a.description.rstrip('. ')} by {label}.", cluster=f"{cluster}/by-{slot}",
+            twin = replace(a, name=name, description=f"{a.description.rstrip('. ')} by {label}.", cluster=f"{cluster}{NARROWED_MARK}{slot}",
                            required=[*a.required, param], optional=rest,
                            examples=[ex for ex in a.examples if param.name in ex.get("Parameters", {})],
                            templates=[t for t in a.templates if mark in t] + [add_clauses(t, [clause]) for t in keep])
@@ -303,7 +317,7 @@ def with_narrowed_apis(catalog: Catalog, share: float, seed: int | str = 0) -> C
             pairs[a.full_name] = (replace(a, optional=rest, templates=keep, examples=examples), twin)
         else:
             narrowed |= pairs
-            clusters[f"{cluster}/by-{slot}"] = f"{catalog.clusters.get(cluster, cluster)} by {label}"
+            clusters[f"{cluster}{NARROWED_MARK}{slot}"] = f"{catalog.clusters.get(cluster, cluster)} by {label}"
     tools = [replace(t, apis=[x for a in t.apis for x in (narrowed.get(a.full_name) or (a,))]) for t in catalog.tools]
     return Catalog(tools, clusters, catalog.slots, f"{catalog.source} (narrowed APIs: {share:g})")
 

@@ -15,7 +15,7 @@ import pytest
 
 from petool.bench import (
     PROFILES, BuildConfig, Paraphraser, build, build_entries, dpo_negatives, explain_preference, make_user,
-    add_clauses, negative_kind, optional_clause, phrase, preferred_api,
+    add_clauses, negative_kind, optional_clause, phrase, preferred_api, split_clusters,
 )
 from petool.catalog import load_catalog
 from petool.formats import load_entries
@@ -330,3 +330,16 @@ def test_narrowed_twins_are_listed_with_the_ground_truth_and_phrased_with_their_
             assert param in e.ground_truth.parameters, (e.query, e.ground_truth)
         paired += bool(twins)
     assert paired > 0.4 * len(test)
+
+
+def test_narrowed_twins_follow_their_cluster_in_the_split():
+    from petool.catalog import base_cluster, with_narrowed_apis
+
+    catalog = load_catalog()
+    config = BuildConfig(seed=11, n_train=900, n_test=60)
+    train, test = split_clusters(catalog, config)
+    n_train, n_test = split_clusters(with_narrowed_apis(catalog, 1.0, seed=11), config)
+    # the clusters split as without twins; each twin on its cluster's side
+    assert [c for c in n_train if base_cluster(c) == c] == train and [c for c in n_test if base_cluster(c) == c] == test
+    assert {base_cluster(c) for c in n_test} <= set(test) and {base_cluster(c) for c in n_train} <= set(train)
+    assert len(n_train) + len(n_test) > len(train) + len(test)  # there are twins to place
