@@ -40,19 +40,28 @@ WEIGHTS = (0.0, 0.25, 0.5, 1.0, 2.0, 2.5, 4.0)
 
 
 def unseen_generated(n: int, seed: int, train_seed: int, train_entries: int, train_heldout: int, copied: float = 0.0,
-                     narrowed: float = 0.0) -> list:
+                     narrowed: float = 0.0, train_narrowed: float | None = None) -> list:
     """Generated test entries whose ground truth's cluster the adapter's training build never used
     (``copied``: the share of clusters built as one API copied under several tools; ``narrowed``:
-    the share given a twin narrowed by one parameter, "GetNews" / "GetNewsByTopic")."""
+    the share given a twin narrowed by one parameter, "GetNews" / "GetNewsByTopic").
+
+    With ``train_narrowed`` (the twin share of a second training build, e.g. an adapter trained
+    with twins) a cluster counts as seen if either build used it or its base cluster, so a twin
+    of a trained cluster is left out too."""
     from petool.bench import BuildConfig, build_entries
-    from petool.catalog import load_catalog
+    from petool.catalog import base_cluster, load_catalog
 
     catalog = load_catalog()
     train, _ = build_entries(catalog, BuildConfig(seed=train_seed, n_train=train_entries, n_test=train_heldout))
     seen = {e.func for e in train}
+    if train_narrowed is not None:
+        other, _ = build_entries(catalog, BuildConfig(seed=train_seed, n_train=train_entries, n_test=train_heldout,
+                                                      p_narrowed_cluster=train_narrowed))
+        seen = {base_cluster(e.func) for e in train + other}
     _, test = build_entries(catalog, BuildConfig(seed=seed, n_train=0, n_test=n, p_copied_cluster=copied,
                                                       p_narrowed_cluster=narrowed))
-    return [e for e in test if e.func not in seen]
+    key = base_cluster if train_narrowed is not None else str
+    return [e for e in test if key(e.func) not in seen]
 
 
 def gold_rank_table(entries: list, settings: str) -> None:
@@ -147,6 +156,8 @@ def main() -> None:
     parser.add_argument("--copied", type=float, default=0.0, help="share of generated clusters built as one API copied under several tools")
     parser.add_argument("--narrowed", type=float, default=0.0,
                         help="share of generated clusters given a twin narrowed by one parameter (GetNews / GetNewsByTopic)")
+    parser.add_argument("--train-narrowed", type=float, default=None, metavar="SHARE",
+                        help="also leave out clusters a training build with this twin share used, by base cluster")
     parser.add_argument("--table-only", action="store_true")
     parser.add_argument("--ranks-only", action="store_true", help="print where the gold lands in the ranking (generated entries, all clusters)")
     parser.add_argument("--write-entries", metavar="PATH", help="write the unseen generated entries to PATH (for `petool eval --data`) and stop")
@@ -164,7 +175,8 @@ def main() -> None:
     if args.write_entries:
         from petool.formats import write_combined
 
-        entries = unseen_generated(args.n, args.seed, args.train_seed, args.train_entries, args.train_heldout, args.copied, args.narrowed)
+        entries = unseen_generated(args.n, args.seed, args.train_seed, args.train_entries, args.train_heldout, args.copied, args.narrowed,
+                                   args.train_narrowed)
         print(f"wrote {len(entries)} entries to {write_combined(entries, args.write_entries)}")
         return
     if not args.table_only:
@@ -173,7 +185,8 @@ def main() -> None:
 
             entries = load_entries(args.data).entries
         else:
-            entries = unseen_generated(args.n, args.seed, args.train_seed, args.train_entries, args.train_heldout, args.copied, args.narrowed)
+            entries = unseen_generated(args.n, args.seed, args.train_seed, args.train_entries, args.train_heldout, args.copied, args.narrowed,
+                                   args.train_narrowed)
         entries = entries[: args.limit] if args.limit else entries
         print(f"{len(entries)} entries", file=sys.stderr)
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
