@@ -243,16 +243,10 @@ def choose_tool(scores: dict[str, float], bias: dict[str, float]) -> str:
     trained on, 353 -> 358: the longer name right 65 -> 75, the shorter 93 -> 88 (the ranking
     puts the twin first, its description holding every word of the other's).
     """
-    names = list(scores)
-    best = {n: scores[n] for n in names}
-    changed = True
-    while changed:  # a chain (a < ab < abc) shares one best score
-        changed = False
-        for a in names:
-            for b in names:
-                if (extends_name(a, b) or extends_name(b, a)) and best[a] < best[b]:
-                    best[a], changed = best[b], True
-    return max(names, key=lambda n: (best[n] + bias.get(n, 0.0), scores[n]))
+    # One hop is enough: extending is transitive (a < ab < abc), and two names that extend a third
+    # but not each other ("...ByTopic", "...ByDate") part at an ordinary token the model can judge.
+    best = {n: max(scores[m] for m in scores if m == n or extends_name(m, n) or extends_name(n, m)) for n in scores}
+    return max(scores, key=lambda n: (best[n] + bias.get(n, 0.0), scores[n]))
 
 
 def _forced_tokens(matcher, tokenizer) -> list[int]:

@@ -255,6 +255,9 @@ def test_extends_name_table(short, long, expected):
         # a chain shares one score: get < getNews < getNewsByTopic
         ({"<D>.<A>.<Get>": -20.0, "<D>.<A>.<GetNews>": -19.0, "<D>.<A>.<GetNewsByTopic>": -0.5},
          {"<D>.<A>.<Get>": 0.0, "<D>.<A>.<GetNews>": -5.0, "<D>.<A>.<GetNewsByTopic>": -9.0}, "<D>.<A>.<Get>"),
+        # two names that extend a third but not each other keep their own scores between them
+        ({NEWS_ALL: -10.0, NEWS_TOPIC: -1.0, "<Data>.<Azure>.<GetNewsByDate>": -5.0},
+         {NEWS_ALL: -3.0, NEWS_TOPIC: -3.0, "<Data>.<Azure>.<GetNewsByDate>": 0.0}, NEWS_TOPIC),
         # no bias: the model alone
         ({NEWS_ALL: -0.3, NEWS_TOPIC: -15.5}, {}, NEWS_ALL),
     ],
