@@ -35,8 +35,8 @@ import urllib.request
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from petool.catalog import (API, ATTRIBUTE_LABELS, Catalog, base_cluster, contributions, load_catalog, render_template, score_tool,
-                            with_copied_apis, with_narrowed_apis)
+from petool.catalog import (API, ATTRIBUTE_LABELS, Catalog, base_cluster, contributions, load_catalog, parameter_words, render_template,
+                            score_tool, with_copied_apis, with_narrowed_apis)
 from petool.schema import SETTINGS, Entry, PreferenceExample, Tool, ToolCall, Turn, extends_name, provider_of
 
 PROFILES: dict[str, dict[str, float] | None] = {
@@ -277,9 +277,9 @@ def optional_clause(name: str, value, rng: random.Random) -> str:
 
     Example:
         >>> optional_clause("sortBy", "price_asc", random.Random(0))
-        'sorted by price_asc'
+        'ordered by price_asc'
     """
-    label = " ".join(w.lower() for w in re.findall(r"[A-Za-z][a-z]*|[0-9]+", name)) or name
+    label = parameter_words(name)
     key = label.replace(" ", "")
     shown = _as_text(value)
     if isinstance(value, bool):

@@ -240,6 +240,16 @@ def with_copied_apis(catalog: Catalog, share: float, seed: int | str = 0) -> Cat
     return Catalog(tools, dict(catalog.clusters), catalog.slots, f"{catalog.source} (copied APIs: {share:g})")
 
 
+def parameter_words(name: str) -> str:
+    """A parameter's name as lower-case words, for instructions and descriptions.
+
+    Example:
+        >>> parameter_words("sortBy"), parameter_words("start_date"), parameter_words("img2")
+        ('sort by', 'start date', 'img 2')
+    """
+    return " ".join(w.lower() for w in re.findall(r"[A-Za-z][a-z]*|[0-9]+", name)) or name
+
+
 def narrowed_name(name: str, label: str) -> str:
     """The name of an API narrowed by one parameter, after ToolBench's ("GetNews" ->
     "GetNewsByTopic"; a name with spaces or symbols gets " by <label>").
@@ -296,7 +306,7 @@ def with_narrowed_apis(catalog: Catalog, share: float, seed: int | str = 0) -> C
         if not slots or rng.random() >= share:
             continue
         slot = rng.choice(sorted(slots))
-        label = " ".join(w.lower() for w in re.findall(r"[A-Za-z][a-z]*|[0-9]+", slot)) or slot
+        label = parameter_words(slot)
         pairs = {}
         for a in members:
             param = a.param_for_slot(slot)
