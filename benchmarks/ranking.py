@@ -1,5 +1,7 @@
-"""How often the evidence ranking puts the ground truth first, by setting and by the weight of
-likeness to the tools the user turned away from (`petool.evidence.REJECTED_LIKENESS_WEIGHT`).
+"""How often the evidence ranking puts the ground truth first (and in the prompt's shortlist), by
+setting and by the weight of likeness to the tools the user turned away from
+(`petool.evidence.REJECTED_LIKENESS_WEIGHT`) or, with `--vary cohesion`, of likeness to another
+tool's candidate where the history turns none away (`petool.evidence.COHESION_WEIGHT`).
 
 The weight is chosen on generated entries; `--copied` sets the share of functional clusters
 built as one API copied under several tools, as PEToolBench's are (48 of the 52 clusters of the
@@ -7,6 +9,7 @@ real dev entries). `--data` adds the same table for a real file, read after the 
 
     .venv/bin/python benchmarks/ranking.py --copied 0.9 --weights 1,1.5,1.75,2
     .venv/bin/python benchmarks/ranking.py --copied 0 --data ../shared/petoolbench/early_test_dev.json.gz
+    .venv/bin/python benchmarks/ranking.py --vary cohesion --weights 0,0.25,0.5,1,2 --settings p
 """
 
 from __future__ import annotations
@@ -19,15 +22,20 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import petool.evidence as evidence  # noqa: E402
+from petool.prompts import SHORTLIST_SIZE  # noqa: E402
+
+WEIGHTS = {"rejected": "REJECTED_LIKENESS_WEIGHT", "cohesion": "COHESION_WEIGHT"}
 
 
-def first_rank_share(entries: list, settings: str) -> dict[str, float]:
-    """Per setting, the % of entries whose ground truth the ranking puts first."""
+def first_rank_share(entries: list, settings: str) -> dict[str, tuple[float, float]]:
+    """Per setting, the % of entries whose ground truth the ranking puts first, and in the first
+    ``SHORTLIST_SIZE`` (the candidates a shortlist prompt shows)."""
     out = {}
     for s in settings:
         rows = [e for e in entries if s in e.settings]
-        hits = sum(evidence.rank_candidates(e, s)[0][0].name == e.ground_truth.tool_name for e in rows)
-        out[s] = 100 * hits / max(len(rows), 1)
+        ranks = [[t.name for t, _, _ in evidence.rank_candidates(e, s)].index(e.ground_truth.tool_name) for e in rows]
+        n = max(len(rows), 1)
+        out[s] = (100 * sum(r == 0 for r in ranks) / n, 100 * sum(r < SHORTLIST_SIZE for r in ranks) / n)
     return out
 
 
@@ -43,6 +51,7 @@ def main() -> None:
     parser.add_argument("--weights", default="0.5,1,1.5,1.75,2,3")
     parser.add_argument("--settings", default="rc")
     parser.add_argument("--data", help="a real entries file to read the same table on")
+    parser.add_argument("--vary", choices=sorted(WEIGHTS), default="rejected", help="which weight --weights sets")
     args = parser.parse_args()
     catalog = load_catalog()
     generated = []
@@ -51,13 +60,14 @@ def main() -> None:
     real = load_entries(args.data).entries if args.data else []
     settings = args.settings.replace(",", "")
     head = [f"generated {s}" for s in settings] + [f"real {s}" for s in settings if real]
-    print(f"{len(generated)} generated entries (copied clusters {args.copied:g})" + (f", {len(real)} real" if real else ""))
+    print(f"{len(generated)} generated entries (copied clusters {args.copied:g})" + (f", {len(real)} real" if real else "")
+          + f"; % ground truth first / in the first {SHORTLIST_SIZE}, by {WEIGHTS[args.vary]}")
     print("| weight | " + " | ".join(head) + " |")
     print("|---" * (len(head) + 1) + "|")
     for weight in map(float, args.weights.split(",")):
-        evidence.REJECTED_LIKENESS_WEIGHT = weight
+        setattr(evidence, WEIGHTS[args.vary], weight)
         cells = list(first_rank_share(generated, settings).values()) + (list(first_rank_share(real, settings).values()) if real else [])
-        print(f"| {weight:g} | " + " | ".join(f"{c:.1f}" for c in cells) + " |", flush=True)
+        print(f"| {weight:g} | " + " | ".join(f"{first:.1f} / {listed:.1f}" for first, listed in cells) + " |", flush=True)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ from petool.baselines import RuleBaseline
 from petool.evidence import (
     OPENING_CALLS_MAX,
     ToolEvidence,
+    cohesion,
     echoed_values,
     fit_scores,
     history_evidence,
@@ -113,6 +114,43 @@ def test_the_rejected_tools_equivalent_ranks_first_even_without_history():
 
 def _params(*names: str) -> list[Parameter]:
     return [Parameter(n, "STRING") for n in names]
+
+
+INVENTORY_COPIES = [Tool(f"<Advertising>.<{tool}>.<getInventory>", "Returns a map of status codes to quantities")
+                    for tool in ("petstore blitz", "PetstoreRateLimit", "PrivatePublicAPI", "ThisisaPublicAPI_v2", "PublicAPITestingInbox")]
+ALL_PRODUCTS = Tool("<eCommerce>.<EcartAPI>.<Getallproducts>", "Request used to obtain all the products in a store catalog.",
+                    [], _params("searchType", "status[active]", "sinceId"))
+OTHER_STOCK = [Tool("<Gaming>.<FortniteCosmetics>.<searchInventory>", "Search for available inventory in the system", [],
+                    _params("skip", "limit", "searchString")),
+               Tool("<eCommerce>.<Appibase>.<getStockItems>", "Get all stock items", _params("stock_location_id"))]
+
+
+@pytest.mark.parametrize("tool, candidates, expected", [
+    (INVENTORY_COPIES[0], INVENTORY_COPIES + [ALL_PRODUCTS], 1.0),  # a copy under another tool
+    # the same tool's other API is no functional equivalent: the benchmark's clusters span tools
+    (INVENTORY_COPIES[0], [INVENTORY_COPIES[0], Tool("<Advertising>.<petstore blitz>.<getInventory2>",
+                                                     "Returns a map of status codes to quantities"), ALL_PRODUCTS], None),
+    (INVENTORY_COPIES[0], [INVENTORY_COPIES[0]], 0.0),  # alone on the list
+])
+def test_cohesion_is_likeness_to_another_tools_candidate(tool, candidates, expected):
+    got = cohesion(tool, candidates)
+    if expected is None:
+        assert got == likeness(tool, ALL_PRODUCTS) < 0.2
+    else:
+        assert got == expected
+
+
+def test_without_history_a_group_of_alike_candidates_outranks_a_lone_better_fitting_one():
+    # real p entry 26026: nothing in the history names a candidate; "Getallproducts" fits the
+    # words best, but the cluster is the group of "getInventory" copies
+    query = "I want to get the inventory status for all the products."
+    candidates = [ALL_PRODUCTS, *INVENTORY_COPIES, *OTHER_STOCK]
+    fit = fit_scores(query, candidates)
+    assert fit[ALL_PRODUCTS.name] > fit[INVENTORY_COPIES[0].name] >= 0.5
+    assert [t for t, _, _ in rank_tools(query, [], candidates, "p")][:6] == [*INVENTORY_COPIES, ALL_PRODUCTS]
+    # what the user did still comes first: preference outranks likeness
+    history = [Turn("List the store's products", ToolCall(ALL_PRODUCTS.name))]
+    assert rank_tools(query, history, candidates, "p")[0][0] == ALL_PRODUCTS
 
 
 @pytest.mark.parametrize(
