@@ -434,3 +434,15 @@ def test_copies_of_one_api_tie_in_the_ranking_and_share_its_prior():
     assert shared[2:] == plain[2:]  # untied ranks keep their prior
     assert sum(math.exp(x) for x in shared) == pytest.approx(1.0)
     assert rank_log_prior("r", 4, [False] * 4) == plain and rank_log_prior("r", 4, [False, True, True, True]) == [pytest.approx(math.log(0.25))] * 4
+
+
+def test_the_ranking_benchmark_counts_first_places_and_shortlisted_ground_truths(monkeypatch):
+    import dataclasses
+
+    import benchmarks.ranking as ranking
+
+    entry = weather_entry()
+    # the same entry asking for OpenMeteo: second in p (fits, unused), last in r (rated 0)
+    other = dataclasses.replace(entry, ground_truth=ToolCall(WEATHER_B, {"q": "Rome"}))
+    monkeypatch.setattr(ranking, "SHORTLIST_SIZE", 2)
+    assert ranking.first_rank_share([entry, other], "pr") == {"p": (50.0, 100.0), "r": (50.0, 50.0)}
