@@ -27,7 +27,7 @@ from petool.prompts import SHORTLIST_SIZE  # noqa: E402
 WEIGHTS = {"rejected": "REJECTED_LIKENESS_WEIGHT", "cohesion": "COHESION_WEIGHT"}
 
 
-def first_rank_share(entries: list, settings: str) -> dict[str, tuple[float, float]]:
+def gold_rank_shares(entries: list, settings: str) -> dict[str, tuple[float, float]]:
     """Per setting, the % of entries whose ground truth the ranking puts first, and in the first
     ``SHORTLIST_SIZE`` (the candidates a shortlist prompt shows)."""
     out = {}
@@ -66,7 +66,7 @@ def main() -> None:
     print("|---" * (len(head) + 1) + "|")
     for weight in map(float, args.weights.split(",")):
         setattr(evidence, WEIGHTS[args.vary], weight)
-        cells = list(first_rank_share(generated, settings).values()) + (list(first_rank_share(real, settings).values()) if real else [])
+        cells = list(gold_rank_shares(generated, settings).values()) + (list(gold_rank_shares(real, settings).values()) if real else [])
         print(f"| {weight:g} | " + " | ".join(f"{first:.1f} / {listed:.1f}" for first, listed in cells) + " |", flush=True)
 
 

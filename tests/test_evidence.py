@@ -125,19 +125,13 @@ OTHER_STOCK = [Tool("<Gaming>.<FortniteCosmetics>.<searchInventory>", "Search fo
                Tool("<eCommerce>.<Appibase>.<getStockItems>", "Get all stock items", _params("stock_location_id"))]
 
 
-@pytest.mark.parametrize("tool, candidates, expected", [
-    (INVENTORY_COPIES[0], INVENTORY_COPIES + [ALL_PRODUCTS], 1.0),  # a copy under another tool
+def test_cohesion_is_likeness_to_another_tools_candidate():
+    copy = INVENTORY_COPIES[0]
+    assert cohesion(copy, INVENTORY_COPIES + [ALL_PRODUCTS]) == 1.0  # a copy under another tool
     # the same tool's other API is no functional equivalent: the benchmark's clusters span tools
-    (INVENTORY_COPIES[0], [INVENTORY_COPIES[0], Tool("<Advertising>.<petstore blitz>.<getInventory2>",
-                                                     "Returns a map of status codes to quantities"), ALL_PRODUCTS], None),
-    (INVENTORY_COPIES[0], [INVENTORY_COPIES[0]], 0.0),  # alone on the list
-])
-def test_cohesion_is_likeness_to_another_tools_candidate(tool, candidates, expected):
-    got = cohesion(tool, candidates)
-    if expected is None:
-        assert got == likeness(tool, ALL_PRODUCTS) < 0.2
-    else:
-        assert got == expected
+    sibling = Tool("<Advertising>.<petstore blitz>.<getInventory2>", "Returns a map of status codes to quantities")
+    assert cohesion(copy, [copy, sibling, ALL_PRODUCTS]) == likeness(copy, ALL_PRODUCTS) < 0.2
+    assert cohesion(copy, [copy]) == 0.0  # alone on the list
 
 
 def test_without_history_a_group_of_alike_candidates_outranks_a_lone_better_fitting_one():
@@ -445,4 +439,4 @@ def test_the_ranking_benchmark_counts_first_places_and_shortlisted_ground_truths
     # the same entry asking for OpenMeteo: second in p (fits, unused), last in r (rated 0)
     other = dataclasses.replace(entry, ground_truth=ToolCall(WEATHER_B, {"q": "Rome"}))
     monkeypatch.setattr(ranking, "SHORTLIST_SIZE", 2)
-    assert ranking.first_rank_share([entry, other], "pr") == {"p": (50.0, 100.0), "r": (50.0, 50.0)}
+    assert ranking.gold_rank_shares([entry, other], "pr") == {"p": (50.0, 100.0), "r": (50.0, 50.0)}
