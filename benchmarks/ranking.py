@@ -1,7 +1,9 @@
 """How often the evidence ranking puts the ground truth first (and in the prompt's shortlist), by
 setting and by the weight of likeness to the tools the user turned away from
 (`petool.evidence.REJECTED_LIKENESS_WEIGHT`) or, with `--vary cohesion`, of likeness to another
-tool's candidate where the history turns none away (`petool.evidence.COHESION_WEIGHT`).
+tool's candidate where the history turns none away (`petool.evidence.COHESION_WEIGHT`), or, with
+`--vary unaddressed --weights 0,1`, whether candidates needing a web address the query lacks go
+last (`petool.evidence.DEMOTE_UNADDRESSED`).
 
 The weight is chosen on generated entries; `--copied` sets the share of functional clusters
 built as one API copied under several tools, as PEToolBench's are (48 of the 52 clusters of the
@@ -10,6 +12,7 @@ real dev entries). `--data` adds the same table for a real file, read after the 
     .venv/bin/python benchmarks/ranking.py --copied 0.9 --weights 1,1.5,1.75,2
     .venv/bin/python benchmarks/ranking.py --copied 0 --data ../shared/petoolbench/early_test_dev.json.gz
     .venv/bin/python benchmarks/ranking.py --vary cohesion --weights 0,0.25,0.5,1,2 --settings p
+    .venv/bin/python benchmarks/ranking.py --vary unaddressed --weights 0,1 --settings prc
 """
 
 from __future__ import annotations
@@ -24,7 +27,8 @@ sys.path.insert(0, str(ROOT))
 import petool.evidence as evidence  # noqa: E402
 from petool.prompts import SHORTLIST_SIZE  # noqa: E402
 
-WEIGHTS = {"rejected": "REJECTED_LIKENESS_WEIGHT", "cohesion": "COHESION_WEIGHT"}
+# which module setting --vary sets; DEMOTE_UNADDRESSED is on or off (--weights 0,1)
+WEIGHTS = {"rejected": "REJECTED_LIKENESS_WEIGHT", "cohesion": "COHESION_WEIGHT", "unaddressed": "DEMOTE_UNADDRESSED"}
 
 
 def gold_rank_shares(entries: list, settings: str) -> dict[str, tuple[float, float]]:

@@ -496,6 +496,32 @@ def cohesion(tool: Tool, candidates: list[Tool]) -> float:
     return max((likeness(tool, other) for other in candidates if provider_of(other.name) != own), default=0.0)
 
 
+# A parameter named as a web address ("url", "link", "subtitleUrl", "image_url") takes nothing
+# else; an ID or a name will not do. Parameters that take "URL or ID" are named otherwise.
+_ADDRESS_PARAMETER = re.compile(r"(?:^|_)(?:url|link)$|[a-z0-9](?:Url|URL|Link)$", re.IGNORECASE)
+_WEB_ADDRESS = re.compile(r"https?://|\bwww\.|\b[\w-]+\.(?:com|org|net|io|de|co|uk|fr|dev|app|ai|gov|edu|me|tv|ly|xml|html?|pdf|png|jpe?g|gif|webp|docx?|pptx?|mp[34])\b",
+                          re.IGNORECASE)
+
+
+def lacks_address(query: str, tool: Tool) -> bool:
+    """Whether the tool requires a web address the query does not give: such a call cannot be
+    made as asked (Otto's "Product Details" takes a product page's URL, not the product's id).
+
+    Example:
+        >>> from petool.schema import Parameter
+        >>> otto = Tool("<e>.<Otto>.<Product Details>", required_parameters=[Parameter("url")])
+        >>> lacks_address("details of the product with id 2000383198", otto), lacks_address("details of https://www.otto.de/p/x", otto)
+        (True, False)
+    """
+    return (any(_ADDRESS_PARAMETER.search(p.name) and not str(p.type).upper().startswith(("ARRAY", "OBJECT"))
+                for p in tool.required_parameters)
+            and not _WEB_ADDRESS.search(query))
+
+
+# Whether the ranking holds ``lacks_address`` against a candidate (the benchmark turns it off).
+DEMOTE_UNADDRESSED = True
+
+
 @dataclass
 class ToolEvidence:
     """What the history says of one candidate's tool (provider)."""
@@ -608,15 +634,22 @@ def _ranking_facts(query: str, history: list[Turn], candidates: list[Tool], sett
     evidence = history_evidence(history if setting != "none" else [], candidates)
     rejected = [t for t in candidates if turned_away(evidence[t.name], setting)]
 
+    unaddressed = {t.name for t in candidates if DEMOTE_UNADDRESSED and lacks_address(query, t)}
+    best_addressed = max((f for name, f in fit.items() if name not in unaddressed), default=0.0)
+    if unaddressed and best_addressed:
+        # the best candidate that can be called as asked sets the scale the threshold reads
+        fit = {name: round(min(1.0, f / best_addressed), 3) for name, f in fit.items()}
+
     def key(t: Tool) -> tuple:
         pref = preference_score(evidence[t.name], setting)
+        addressed = t.name not in unaddressed  # calls that need a web address the query lacks go last
         if rejected:
             if t in rejected:
-                return (False, fit[t.name], pref)
+                return (addressed, False, fit[t.name], pref)
             alike = max(likeness(t, other) for other in rejected)
-            return (True, fit[t.name] + REJECTED_LIKENESS_WEIGHT * alike, pref)
+            return (addressed, True, fit[t.name] + REJECTED_LIKENESS_WEIGHT * alike, pref)
         fits = fit[t.name] >= fit_threshold
-        return (fits, pref if fits else 0.0, fit[t.name] + COHESION_WEIGHT * cohesion(t, candidates))
+        return (addressed, fits, pref if fits else 0.0, fit[t.name] + COHESION_WEIGHT * cohesion(t, candidates))
 
     return {t.name: key(t) for t in candidates}, fit, evidence
 
