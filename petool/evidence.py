@@ -673,7 +673,9 @@ def rank_tools(query: str, history: list[Turn], candidates: list[Tool], setting:
     answer) and the rejected come last. Otherwise well-fitting candidates (fit at least
     ``fit_threshold``) come first, ordered by preference, then the rest; equal preference goes
     by fit plus likeness to another tool's candidate (``cohesion``: the cluster's members are
-    alike, most distractors stand alone).
+    alike, most distractors stand alone). Candidates that need a web address the query does
+    not give (``lacks_address``) come after all others, and the best of the rest sets the fit's
+    scale (1.0).
     A pure function of the prompt's inputs, so a prompt can show the candidates in this order
     (the ``shortlist`` style) and a rule can take the first (``baseline:evidence``).
     """
