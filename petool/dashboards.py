@@ -272,3 +272,32 @@ def _label(by: str, value) -> str:
     if by == "setting":
         return f"{value} ({SETTING_NAMES.get(value, value)})"
     return str(value)
+
+
+def training_figure(logs: dict[str, list[dict]], title: str = "training"):
+    """Loss by step, one panel per training stage (``petool.train.training_logs``); DPO's reward
+    accuracy rides on its panel's second axis, since its loss alone hides whether the chosen
+    call already wins."""
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    from petool.train import loss_series
+
+    series = {stage: loss_series(history) for stage, history in logs.items()}
+    series = {stage: s for stage, s in series.items() if "loss" in s}
+    if not series:
+        return _empty(title, "No training log beside this adapter.")
+    fig = make_subplots(rows=len(series), cols=1, subplot_titles=[stage.upper() for stage in series],
+                        specs=[[{"secondary_y": True}] for _ in series])
+    for row, (stage, s) in enumerate(series.items(), 1):
+        for name, axis in (("loss", False), ("eval_loss", False), ("rewards/accuracies", True)):
+            if name in s:
+                steps, values = zip(*s[name])
+                fig.add_trace(go.Scatter(x=list(steps), y=list(values), mode="lines+markers", name=f"{stage} {name}"),
+                              row=row, col=1, secondary_y=axis)
+        fig.update_xaxes(title_text="step", row=row, col=1)
+        fig.update_yaxes(title_text="loss", row=row, col=1, secondary_y=False)
+        if "rewards/accuracies" in s:
+            fig.update_yaxes(title_text="reward accuracy", range=[0, 1.05], row=row, col=1, secondary_y=True)
+    fig.update_layout(title=title, height=300 * len(series) + 60)
+    return fig

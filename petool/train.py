@@ -843,6 +843,31 @@ def loss_series(log_history: list[dict]) -> dict[str, list[tuple[int, float]]]:
     return series
 
 
+def training_logs(adapter_dir: str | os.PathLike) -> dict[str, list[dict]]:
+    """The trainer logs kept beside an adapter, by stage: ``sft`` and ``dpo`` from a shipped
+    adapter's ``sft_log_history.json`` / ``dpo_log_history.json``, or the run folder's own
+    ``log_history.json`` under its ``stage`` name (``run_config.json``). Missing or unreadable
+    files are left out; an adapter without logs gives ``{}``.
+    """
+    folder = Path(adapter_dir)
+    files = {"sft": folder / "sft_log_history.json", "dpo": folder / "dpo_log_history.json"}
+    if (folder / "log_history.json").is_file():
+        try:
+            stage = json.loads((folder / "run_config.json").read_text(encoding="utf-8")).get("stage", "training")
+        except (OSError, ValueError, AttributeError):
+            stage = "training"
+        files = {str(stage): folder / "log_history.json"}
+    logs = {}
+    for stage, path in files.items():
+        try:
+            history = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(history, list):
+            logs[stage] = [rec for rec in history if isinstance(rec, dict)]
+    return logs
+
+
 def _write_json(path: Path, data: Any) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n", encoding="utf-8")

@@ -196,3 +196,13 @@ def test_end_to_end(app, page):
     expect(page.locator("#c-side-a")).to_contain_text("fake-base")
     shot(page, "7_queue")
     assert [lab["verdict"] for lab in services.store.labels()] == ["B", "tie"]
+
+    # 8. About draws how the configured adapter (the shipped one) was trained.
+    page.get_by_role("tab", name="About").click()
+    plot = page.locator("#about-training .js-plotly-plot").first
+    plot.wait_for()
+    box = plot.bounding_box()
+    assert box and box["width"] > 300 and box["height"] > 300, box
+    expect(page.locator("#about-training")).to_contain_text("DPO")
+    assert page.locator("#about-training .js-plotly-plot .scatterlayer .trace").count() == 3
+    shot(page, "8_about")

@@ -70,3 +70,17 @@ def test_figures_have_data():
 def test_empty_figures_say_so():
     for fig in (d.accuracy_figure([]), d.category_figure([]), d.error_figure([]), d.label_stats_figure([]), d.win_rate_figure([])):
         assert fig.layout.annotations and not fig.data
+
+
+def test_training_figure_has_a_panel_per_stage_and_dpo_reward_accuracy():
+    logs = {"sft": [{"step": 1, "loss": 1.0}, {"step": 2, "loss": 0.5}],
+            "dpo": [{"step": 1, "loss": 0.69, "rewards/accuracies": 0.5}, {"step": 2, "loss": 0.6, "rewards/accuracies": 0.75}]}
+    fig = d.training_figure(logs, "t")
+    assert [(t.name, list(t.y)) for t in fig.data] == [
+        ("sft loss", [1.0, 0.5]), ("dpo loss", [0.69, 0.6]), ("dpo rewards/accuracies", [0.5, 0.75])]
+    assert [a.text for a in fig.layout.annotations] == ["SFT", "DPO"]
+    # a stage that logged no loss has no panel; none at all says so
+    no_sft_loss = d.training_figure({"sft": [{"step": 1, "learning_rate": 1e-4}], "dpo": logs["dpo"]})
+    assert [a.text for a in no_sft_loss.layout.annotations] == ["DPO"]
+    empty = d.training_figure({"sft": [{"step": 1, "learning_rate": 1e-4}]})
+    assert not empty.data and "No training log" in empty.layout.annotations[0].text

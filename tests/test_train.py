@@ -415,3 +415,22 @@ def test_git_commit_names_the_checkout_and_marks_changes(tmp_path):
     assert train.git_commit(tmp_path) == head
     (tmp_path / "a.txt").write_text("two")
     assert train.git_commit(tmp_path) == head + "+dirty"
+
+
+def test_training_logs_read_the_shipped_and_the_run_layouts(tmp_path):
+    shipped = tmp_path / "shipped"
+    shipped.mkdir()
+    (shipped / "sft_log_history.json").write_text(json.dumps([{"step": 1, "loss": 2.0}, "junk"]), encoding="utf-8")
+    (shipped / "dpo_log_history.json").write_text("{not json", encoding="utf-8")  # unreadable: left out
+    assert train.training_logs(shipped) == {"sft": [{"step": 1, "loss": 2.0}]}
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "log_history.json").write_text(json.dumps([{"step": 3, "loss": 0.6}]), encoding="utf-8")
+    (run / "run_config.json").write_text(json.dumps({"stage": "dpo"}), encoding="utf-8")
+    assert train.training_logs(run) == {"dpo": [{"step": 3, "loss": 0.6}]}
+    (run / "run_config.json").write_text("[]", encoding="utf-8")  # no stage to read: a plain name
+    assert list(train.training_logs(run)) == ["training"]
+    assert train.training_logs(tmp_path / "missing") == {}
+    # the shipped adapter keeps both stages' logs
+    logs = train.training_logs(Path(__file__).resolve().parents[1] / "assets" / "adapters" / "petoolllama")
+    assert set(logs) == {"sft", "dpo"} and all(any("loss" in rec for rec in history) for history in logs.values())

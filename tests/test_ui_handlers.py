@@ -456,3 +456,15 @@ def test_compare_with_the_bundled_model(tmp_path, generated):
     assert not base["model_error"], base["model_error"]
     assert base["call"] is not None and base["latency_s"] > 0
     assert rule["model"] == "baseline:rules"
+
+
+def test_about_draws_the_adapters_training(services, tmp_path):
+    from petool.ui.app import adapter_training_figure
+
+    services.config.adapter = "default"  # the shipped adapter keeps its SFT and DPO logs
+    assert [t.name for t in adapter_training_figure(services.config).data] == ["sft loss", "dpo loss", "dpo rewards/accuracies"]
+    services.config.adapter = str(tmp_path / "nowhere")
+    missing = adapter_training_figure(services.config)
+    assert not missing.data and "nowhere" in missing.layout.annotations[0].text
+    services.config.adapter = None
+    assert "No adapter configured" in adapter_training_figure(services.config).layout.annotations[0].text

@@ -70,6 +70,21 @@ def about(config: AppConfig, services: Services) -> str:
     ])
 
 
+def adapter_training_figure(config: AppConfig):
+    """The configured adapter's loss curves (the shipped one keeps its SFT and DPO logs)."""
+    from petool.dashboards import _empty, training_figure
+    from petool.models import ModelNotFound, resolve_adapter
+    from petool.train import training_logs
+
+    try:
+        path = resolve_adapter(config.adapter)
+    except ModelNotFound as exc:
+        return _empty("training", str(exc))
+    if path is None:
+        return _empty("training", "No adapter configured (PETOOL_ADAPTER): the second model is the base.")
+    return training_figure(training_logs(path), f"How the adapter was trained ({path.name})")
+
+
 def build_demo(config: AppConfig | None = None, services: Services | None = None,
                predictor_factory: Callable[[], Any] | None = None):
     """The whole app. Nothing heavy happens here: the model loads on the first comparison.
@@ -123,11 +138,13 @@ def build_demo(config: AppConfig | None = None, services: Services | None = None
                 e = errors.build(services)
             with gr.Tab("About", id="about", elem_id="tab-about") as about_tab:
                 about_md = gr.Markdown(about(config, services))
+                training_plot = gr.Plot(label="the adapter's training", elem_id="about-training")
         # Plots in hidden tabs render too small: draw them when their tab is opened.
         dash_tab.select(d["refresh"], d["inputs"], d["outputs"], api_visibility="private")
         pairs_tab.select(p["refresh"], None, p["outputs"], api_visibility="private")
         errors_tab.select(e["refresh"], None, e["outputs"], api_visibility="private")
-        about_tab.select(lambda: about(config, services), None, about_md, api_visibility="private")
+        about_tab.select(lambda: (about(config, services), adapter_training_figure(config)), None, [about_md, training_plot],
+                         api_visibility="private")
 
         def who(user):
             return user or gr.update()
