@@ -30,7 +30,8 @@ DEFAULT_DATA = ROOT.parent / "shared" / "petoolbench" / "early_test_dev.json.gz"
 
 def history_groups(entries: list, setting: str) -> dict:
     """Per entry key: whether the ground truth's tool is in the history, and the frequency rule's
-    expected hit (over its random tie-breaks) given the oracle cluster."""
+    hit given the oracle cluster, expected over uniform tie-breaks and with ties going to the
+    first-listed option (how PETOOLBENCH.md §6's 0.70 in p comes out)."""
     out = {}
     for e in entries:
         counts = Counter(provider_of(t.call.tool_name) for t in e.history(setting))
@@ -41,6 +42,7 @@ def history_groups(entries: list, setting: str) -> dict:
         out[str(e.key)] = {
             "gold_in_history": counts.get(provider_of(gold), 0) > 0,
             "rule_expected": (gold in top) / len(top),
+            "rule_first_listed": float(top[0] == gold),
             "cluster": {t.name for t in options},
         }
     return out
@@ -54,6 +56,9 @@ def ceiling_rows(groups: dict, runs: dict[str, list[dict]]) -> list[list[str]]:
     exp = {flag: sum(groups[k]["rule_expected"] for k in keys) for flag, keys in split.items()}
     rows.append(["frequency rule, oracle cluster (expected)", pct(exp[True], len(split[True])),
                  pct(exp[False], len(split[False])), pct(exp[True] + exp[False], len(groups)), "0", "0"])
+    first = {flag: sum(groups[k]["rule_first_listed"] for k in keys) for flag, keys in split.items()}
+    rows.append(["frequency rule, oracle cluster (ties to the first listed)", pct(first[True], len(split[True])),
+                 pct(first[False], len(split[False])), pct(first[True] + first[False], len(groups)), "0", "0"])
     for name, records in runs.items():
         by_key = {str(r["entry_id"]): r for r in records}
         hits = {flag: sum(bool(by_key[k]["tool_ok"]) for k in keys if k in by_key) for flag, keys in split.items()}

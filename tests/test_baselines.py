@@ -85,4 +85,8 @@ def test_history_ceiling_splits_runs_by_whether_the_gold_tool_is_in_the_history(
            {"entry_id": 8, "tool_ok": False, "call": {"tool_name": NEWS}}]
     rows = ceiling_rows(groups, {"run": run})
     assert rows[1][1:4] == ["100.0", "50.0", "75.0"]  # the oracle rule: sure when used, a coin flip otherwise
-    assert rows[2] == ["run", "100.0", "0.0", "50.0", "0", "1"]  # the miss picked outside the cluster
+    assert rows[2][1:4] == ["100.0", "100.0", "100.0"]  # ties to the first listed: the gold comes before WEATHER_B
+    unused.candidates = unused.candidates[::-1]  # now WEATHER_B is listed first and takes the tie
+    assert history_groups([unused], "p")["8"]["rule_first_listed"] == 0.0
+    assert history_groups([unused], "p")["8"]["rule_expected"] == 0.5
+    assert rows[3] == ["run", "100.0", "0.0", "50.0", "0", "1"]  # the miss picked outside the cluster
