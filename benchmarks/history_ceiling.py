@@ -8,6 +8,12 @@ frequency rule given the oracle cluster reaches exactly that ceiling in expectat
 without the oracle must also find the cluster. This script prints the ceiling and splits each
 run's tool accuracy by whether the ground truth's tool is in the history.
 
+One more row is a diagnostic, not a method: for each entry, the cluster member that is the
+ground truth most often in the *other* entries of the same functional cluster (leave-one-out,
+so it uses the benchmark's answers). Across users the benchmark mostly prefers the same tool in
+a cluster, so this row shows how much of p's answer lives across entries, where no single
+prompt holds it: learning it takes the benchmark's own training split over the same tools.
+
     .venv/bin/python benchmarks/history_ceiling.py runs/fz_dpo450_p/predictions.jsonl [more runs...]
 """
 
@@ -32,6 +38,9 @@ def history_groups(entries: list, setting: str) -> dict:
     """Per entry key: whether the ground truth's tool is in the history, and the frequency rule's
     hit given the oracle cluster, expected over uniform tie-breaks and with ties going to the
     first-listed option (how PETOOLBENCH.md §6's 0.70 in p comes out)."""
+    golds_by_cluster: dict[str, Counter] = {}
+    for e in entries:
+        golds_by_cluster.setdefault(_cluster_key(e), Counter())[e.ground_truth.tool_name] += 1
     out = {}
     for e in entries:
         counts = Counter(provider_of(t.call.tool_name) for t in e.history(setting))
@@ -39,13 +48,26 @@ def history_groups(entries: list, setting: str) -> dict:
         scores = {t.name: counts.get(provider_of(t.name), 0) for t in options}
         top = [name for name, s in scores.items() if s == max(scores.values())]
         gold = e.ground_truth.tool_name
+        others = golds_by_cluster[_cluster_key(e)].copy()
+        others[gold] -= 1  # leave this entry's own answer out
+        seen = {t.name: others.get(t.name, 0) for t in options}
+        favourites = [name for name, n in seen.items() if n == max(seen.values())]
         out[str(e.key)] = {
             "gold_in_history": counts.get(provider_of(gold), 0) > 0,
             "rule_expected": (gold in top) / len(top),
             "rule_first_listed": float(top[0] == gold),
+            "cross_user_expected": (gold in favourites) / len(favourites),
             "cluster": {t.name for t in options},
         }
     return out
+
+
+def _cluster_key(entry) -> str:
+    """The functional cluster an entry's ground truth belongs to: its ``func`` id, or else the
+    set of its cluster's API names."""
+    if entry.func is not None:
+        return f"func:{entry.func}"
+    return "apis:" + "|".join(sorted(t.name for t in (entry.cluster_candidates() or entry.candidates)))
 
 
 def ceiling_rows(groups: dict, runs: dict[str, list[dict]]) -> list[list[str]]:
@@ -59,6 +81,10 @@ def ceiling_rows(groups: dict, runs: dict[str, list[dict]]) -> list[list[str]]:
     first = {flag: sum(groups[k]["rule_first_listed"] for k in keys) for flag, keys in split.items()}
     rows.append(["frequency rule, oracle cluster (ties to the first listed)", pct(first[True], len(split[True])),
                  pct(first[False], len(split[False])), pct(first[True] + first[False], len(groups)), "0", "0"])
+    cross = {flag: sum(groups[k]["cross_user_expected"] for k in keys) for flag, keys in split.items()}
+    rows.append(["the cluster's most frequent gold in the other entries (uses their answers; not a method)",
+                 pct(cross[True], len(split[True])), pct(cross[False], len(split[False])),
+                 pct(cross[True] + cross[False], len(groups)), "0", "0"])
     for name, records in runs.items():
         by_key = {str(r["entry_id"]): r for r in records}
         hits = {flag: sum(bool(by_key[k]["tool_ok"]) for k in keys if k in by_key) for flag, keys in split.items()}

@@ -89,4 +89,23 @@ def test_history_ceiling_splits_runs_by_whether_the_gold_tool_is_in_the_history(
     unused.candidates = unused.candidates[::-1]  # now WEATHER_B is listed first and takes the tie
     assert history_groups([unused], "p")["8"]["rule_first_listed"] == 0.0
     assert history_groups([unused], "p")["8"]["rule_expected"] == 0.5
-    assert rows[3] == ["run", "100.0", "0.0", "50.0", "0", "1"]  # the miss picked outside the cluster
+    assert rows[3][1:4] == ["100.0", "100.0", "100.0"]  # each entry's cluster-mate says WEATHER_A
+    assert rows[4] == ["run", "100.0", "0.0", "50.0", "0", "1"]  # the miss picked outside the cluster
+
+
+def test_history_ceiling_cross_user_row_leaves_the_entry_itself_out():
+    from dataclasses import replace
+
+    from benchmarks.history_ceiling import history_groups
+    from petool.schema import ToolCall
+
+    a, b, c = weather_entry(), weather_entry(), weather_entry()
+    b.entry_id, c.entry_id = 8, 9
+    c.ground_truth = ToolCall(WEATHER_B, {"q": "Rome"})
+    groups = history_groups([a, b, c], "p")
+    # a's mates: one WEATHER_A (b), one WEATHER_B (c) -> a tie, half a hit; c's mates: two WEATHER_A -> a miss
+    assert [groups[k]["cross_user_expected"] for k in ("7", "8", "9")] == [0.5, 0.5, 0.0]
+    alone = history_groups([a], "p")["7"]  # no other entry of its cluster: a uniform guess
+    assert alone["cross_user_expected"] == 0.5
+    other = replace(b, func="4")  # another cluster id does not count, even with the same members
+    assert history_groups([a, other], "p")["7"]["cross_user_expected"] == 0.5
