@@ -37,7 +37,8 @@ DEFAULT_DATA = ROOT.parent / "shared" / "petoolbench" / "early_test_dev.json.gz"
 def history_groups(entries: list, setting: str) -> dict:
     """Per entry key: whether the ground truth's tool is in the history, and the frequency rule's
     hit given the oracle cluster, expected over uniform tie-breaks and with ties going to the
-    first-listed option (how PETOOLBENCH.md §6's 0.70 in p comes out)."""
+    first-listed option (how PETOOLBENCH.md §6's 0.70 in p comes out), and the leave-one-out
+    diagnostic's expected hit (the cluster's most frequent gold in the other entries)."""
     golds_by_cluster: dict[str, Counter] = {}
     for e in entries:
         golds_by_cluster.setdefault(_cluster_key(e), Counter())[e.ground_truth.tool_name] += 1
@@ -71,7 +72,8 @@ def _cluster_key(entry) -> str:
 
 
 def ceiling_rows(groups: dict, runs: dict[str, list[dict]]) -> list[list[str]]:
-    """Table rows: one for the oracle rule's expectation, one per run."""
+    """Table rows: the split's sizes, the oracle rule (expected; ties to the first listed), the
+    leave-one-out diagnostic, then one per run."""
     split = {flag: [k for k, g in groups.items() if g["gold_in_history"] == flag] for flag in (True, False)}
     pct = lambda hits, n: f"{100 * hits / n:.1f}" if n else "-"  # noqa: E731
     rows = [["entries", str(len(split[True])), str(len(split[False])), str(len(groups)), "", ""]]
