@@ -11,6 +11,7 @@ import random
 from collections import Counter, defaultdict
 from typing import Iterable
 
+from petool.runs import loss_series
 from petool.schema import SETTING_NAMES
 from petool.scoring import aggregate, error_counts, history_bucket
 
@@ -274,19 +275,19 @@ def _label(by: str, value) -> str:
     return str(value)
 
 
-def training_figure(logs: dict[str, list[dict]], title: str = "training"):
-    """Loss by step, one panel per training stage (``petool.train.training_logs``); DPO's reward
+def training_figure(logs: dict[str, list[dict]], title: str = "training", empty: str = "No training log beside this adapter."):
+    """Loss by step, one panel per training stage (``petool.runs.training_logs``); DPO's reward
     accuracy rides on its panel's second axis, since its loss alone hides whether the chosen
-    call already wins."""
+    call already wins. The one loss figure: the app's adapter view, a run folder's
+    ``loss.html`` and a training job's progress all draw it; ``empty`` is said when no stage
+    logged a loss."""
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
-
-    from petool.train import loss_series
 
     series = {stage: loss_series(history) for stage, history in logs.items()}
     series = {stage: s for stage, s in series.items() if "loss" in s}
     if not series:
-        return _empty(title, "No training log beside this adapter.")
+        return _empty(title, empty)
     fig = make_subplots(rows=len(series), cols=1, subplot_titles=[stage.upper() for stage in series],
                         specs=[[{"secondary_y": True}] for _ in series])
     for row, (stage, s) in enumerate(series.items(), 1):

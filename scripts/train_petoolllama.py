@@ -32,6 +32,8 @@ from petool.bench import BuildConfig, build_entries, preference_examples  # noqa
 from petool.catalog import load_catalog  # noqa: E402
 from petool.prompts import prompt_candidates  # noqa: E402
 from petool.schema import SETTINGS, PreferenceExample  # noqa: E402
+from petool.train import train_dpo, train_sft  # noqa: E402
+from petool.trainconfig import load_config  # noqa: E402
 
 
 def log(msg: str) -> None:
@@ -69,8 +71,6 @@ def stage_data(args, out: Path) -> None:
 
 
 def stage_sft(args, out: Path):
-    from petool.train import load_config, train_sft
-
     adapter = out / "sft"
     config = load_config(ROOT / "assets" / "train" / "cpu.yaml", output_dir=str(out), sft__max_steps=args.sft_steps,
                          sft__learning_rate=args.sft_lr, sft__save_steps=3)
@@ -103,8 +103,6 @@ def stage_mistakes(args, out: Path, sft_adapter: Path) -> None:
 
 
 def stage_dpo(args, out: Path, config, sft_adapter: Path) -> Path:
-    from petool.train import train_dpo
-
     adapter = out / "dpo"
     if (adapter / "adapter_model.safetensors").exists() and (adapter / "metrics.json").exists():
         return adapter

@@ -1,4 +1,4 @@
-"""Training: configs validate, SFT and DPO run end to end on the tiny LLaMA, resume, save, reload."""
+"""Training: data files read, pairs merge, SFT and DPO run end to end on the tiny LLaMA, resume, save, reload."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import pytest
 
 from petool import formats, train
 from petool.schema import PreferenceExample, SFTExample
+from petool.trainconfig import TrainConfig, load_config
 
 ROOT = Path(__file__).resolve().parents[1]
-SHIPPED_CONFIGS = sorted((ROOT / "assets" / "train").glob("*.yaml"))
 
 SYSTEM = "Your task is to use a tool that meets real-time user instructions.\nAvailable tools you can call with input parameters are listed here:"
 CALL_A = '{"tool_name": "<Weather>.<Open Meteo>.<forecast>", "parameters": {"city": "Paris"}}'
@@ -28,7 +28,7 @@ def pairs(n: int = 6) -> list[PreferenceExample]:
     return [PreferenceExample(SYSTEM, f"Get the weather {i}", CALL_A, CALL_B) for i in range(n)]
 
 
-def tiny_config(model_dir: str, out: Path, **overrides) -> train.TrainConfig:
+def tiny_config(model_dir: str, out: Path, **overrides) -> TrainConfig:
     """cpu.yaml shrunk to seconds: a few steps of batch 2 on the tiny LLaMA."""
     small = {
         "model": model_dir,
@@ -46,7 +46,7 @@ def tiny_config(model_dir: str, out: Path, **overrides) -> train.TrainConfig:
         "dpo.learning_rate": 5e-3,
     }
     small.update(overrides)
-    return train.load_config(ROOT / "assets" / "train" / "cpu.yaml", **small)
+    return load_config(ROOT / "assets" / "train" / "cpu.yaml", **small)
 
 
 def lora_tensors(folder: Path) -> dict:
@@ -62,73 +62,6 @@ def sft_run(tiny_llama_dir, tmp_path_factory):
     config = tiny_config(tiny_llama_dir, out)
     return config, train.train_sft(config, sft_examples(), progress=False)
 
-
-# ---------------------------------------------------------------- configs
-
-
-@pytest.mark.parametrize("path", SHIPPED_CONFIGS, ids=lambda p: p.name)
-def test_shipped_config_builds_trl_configs(path):
-    config = train.load_config(path)
-    sft = train.sft_args(config, "/tmp/x")
-    dpo = train.dpo_args(config, "/tmp/x")
-    lora = train.lora_config(config)
-    assert (lora.r, lora.lora_alpha, lora.target_modules) == (8, 16, "all-linear")
-    assert (sft.learning_rate, sft.lr_scheduler_type, sft.warmup_steps) == (1e-4, "cosine", 0.1)
-    assert (dpo.learning_rate, dpo.beta, dpo.loss_type) == (5e-6, 0.1, ["sigmoid"])
-    assert sft.report_to == [] or sft.report_to == "none" or sft.report_to == ["none"]
-
-
-def test_both_configs_are_shipped():
-    assert {p.name for p in SHIPPED_CONFIGS} >= {"cpu.yaml", "gpu.yaml"}
-
-
-def test_cpu_config_trains_in_fp32():
-    config = train.load_config(ROOT / "assets" / "train" / "cpu.yaml")
-    assert train.resolved_precision(config) == "fp32"
-    assert train.sft_args(config).bf16 is False and train.dpo_args(config).bf16 is False
-
-
-def test_defaults_mirror_the_authors():
-    c = train.TrainConfig()
-    assert (c.lora.rank, c.lora.alpha, c.lora.target_modules, c.max_length) == (8, 16, "all-linear", 4096)
-    assert (c.sft.learning_rate, c.sft.lr_scheduler_type, c.sft.warmup_ratio) == (1e-4, "cosine", 0.1)
-    assert (c.dpo.learning_rate, c.dpo.beta, c.dpo.loss_type, c.dpo.reference) == (5e-6, 0.1, "sigmoid", "sft")
-
-
-def test_yaml_exponent_without_dot_is_a_float():
-    assert train.load_config(None, **{"sft.learning_rate": "2e-4"}).sft.learning_rate == 2e-4
-
-
-@pytest.mark.parametrize(
-    "overrides, message",
-    [
-        ({"lora.rank": 0}, "lora.rank = 0"),
-        ({"lora.target_modules": []}, "lora.target_modules = []"),
-        ({"sft.learning_rate": -1}, "sft.learning_rate = -1"),
-        ({"sft.learning_rate": "fast"}, "sft.learning_rate = 'fast'"),
-        ({"dpo.lr_scheduler_type": "cosin"}, "dpo.lr_scheduler_type = 'cosin'"),
-        ({"sft.max_steps": 0}, "sft.max_steps = 0"),
-        ({"dpo.save_steps": 0}, "dpo.save_steps = 0"),
-        ({"dpo.warmup_ratio": 1.5}, "dpo.warmup_ratio = 1.5"),
-        ({"dpo.beta": 0}, "dpo.beta = 0"),
-        ({"dpo.loss_type": "dpo"}, "dpo.loss_type = 'dpo'"),
-        ({"dpo.reference": "policy"}, "dpo.reference = 'policy'"),
-        ({"precision": "fp16"}, "precision = 'fp16'"),
-        ({"max_length": -5}, "max_length = -5"),
-        ({"sft.lr": 1e-4}, "unknown key(s) 'lr' in section 'sft'"),
-        ({"epochs": 3}, "unknown key(s) 'epochs' in the config"),
-        ({"a.b.c": 1}, "'a.b.c'"),
-    ],
-)
-def test_validation_names_the_bad_value(overrides, message):
-    with pytest.raises(ValueError) as err:
-        train.load_config(ROOT / "assets" / "train" / "cpu.yaml", **overrides)
-    assert message in str(err.value)
-
-
-def test_missing_yaml_is_a_clear_error(tmp_path):
-    with pytest.raises(ValueError, match="no such training config"):
-        train.load_config(tmp_path / "nope.yaml")
 
 
 # ---------------------------------------------------------------- data
@@ -194,11 +127,6 @@ def test_load_db_pairs_needs_an_existing_database(tmp_path):
         train.load_db_pairs(tmp_path / "missing.db")
 
 
-def test_loss_series_reads_log_history():
-    history = [{"step": 1, "loss": 2.0, "learning_rate": 1e-4}, {"step": 2, "eval_loss": 1.0}, {"step": 2, "train_runtime": 3.0}]
-    assert train.loss_series(history) == {"loss": [(1, 2.0)], "learning_rate": [(1, 1e-4)], "eval_loss": [(2, 1.0)]}
-
-
 # ---------------------------------------------------------------- SFT
 
 
@@ -237,6 +165,7 @@ def test_sft_writes_run_records(sft_run):
     assert json.loads((out / "progress.json").read_text())["step"] == 3
     html = (out / "loss.html").read_text()
     assert 'src="plotly.min.js"' in html and "cdn.plot.ly" not in html  # opens offline
+    assert '"name":"sft loss"' in html  # the app's training figure, the SFT panel
     assert (out / "plotly.min.js").stat().st_size > 1_000_000
 
 
@@ -326,7 +255,7 @@ def test_dpo_trains_from_the_sft_adapter(sft_run, tiny_llama_dir):
 
 def test_dpo_reference_base_disables_adapters(sft_run, tmp_path):
     config, sft_dir = sft_run
-    config = train.load_config(None, **{**_flat(config), "output_dir": str(tmp_path / "run"), "dpo.reference": "base", "dpo.max_steps": 1})
+    config = load_config(None, **{**_flat(config), "output_dir": str(tmp_path / "run"), "dpo.reference": "base", "dpo.max_steps": 1})
     out = train.train_dpo(config, pairs(), sft_dir, progress=False)
     assert json.loads((out / "run_config.json").read_text())["resolved"]["reference"] == "base: adapters disabled (base model)"
     # Reference = the base model: the SFT adapter already differs from it at the first step.
@@ -338,7 +267,7 @@ def test_dpo_resumes_with_its_reference_adapter(sft_run, tmp_path):
     import shutil
 
     config, sft_dir = sft_run
-    config = train.load_config(None, **{**_flat(config), "output_dir": str(tmp_path / "run"), "dpo.save_total_limit": None})
+    config = load_config(None, **{**_flat(config), "output_dir": str(tmp_path / "run"), "dpo.save_total_limit": None})
     out = train.train_dpo(config, pairs(), sft_dir, progress=False)
     assert (out / "checkpoint-1" / "ref").is_dir()  # checkpoints carry the frozen reference
     shutil.rmtree(out / "checkpoint-2")
@@ -353,7 +282,7 @@ def test_dpo_needs_an_adapter_folder(sft_run, tmp_path):
         train.train_dpo(config, pairs(), tmp_path)
 
 
-def _flat(config: train.TrainConfig) -> dict:
+def _flat(config: TrainConfig) -> dict:
     d = config.to_json()
     flat = {k: v for k, v in d.items() if not isinstance(v, dict)}
     for section in ("lora", "sft", "dpo"):
@@ -396,41 +325,3 @@ def test_train_command_without_data_says_what_to_pass(tmp_path):
     train.add_train_arguments(parser)
     with pytest.raises(ValueError, match="--data DIR"):
         train.run_train_command(parser.parse_args(["sft", "--out", str(tmp_path)]))
-
-
-@pytest.mark.skipif(__import__("shutil").which("git") is None, reason="needs git")
-def test_git_commit_names_the_checkout_and_marks_changes(tmp_path):
-    import subprocess
-
-    assert train.git_commit(tmp_path) is None  # not a checkout
-    def git(*args):
-        return subprocess.run(["git", "-C", str(tmp_path), *args], capture_output=True, text=True, check=True).stdout.strip()
-    git("init", "-q")
-    (tmp_path / "a.txt").write_text("one")
-    git("add", "a.txt")
-    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one")
-    head = git("rev-parse", "HEAD")
-    assert train.git_commit(tmp_path) == head and len(head) == 40
-    (tmp_path / "new.txt").write_text("untracked files do not count")
-    assert train.git_commit(tmp_path) == head
-    (tmp_path / "a.txt").write_text("two")
-    assert train.git_commit(tmp_path) == head + "+dirty"
-
-
-def test_training_logs_read_the_shipped_and_the_run_layouts(tmp_path):
-    shipped = tmp_path / "shipped"
-    shipped.mkdir()
-    (shipped / "sft_log_history.json").write_text(json.dumps([{"step": 1, "loss": 2.0}, "junk"]), encoding="utf-8")
-    (shipped / "dpo_log_history.json").write_text("{not json", encoding="utf-8")  # unreadable: left out
-    assert train.training_logs(shipped) == {"sft": [{"step": 1, "loss": 2.0}]}
-    run = tmp_path / "run"
-    run.mkdir()
-    (run / "log_history.json").write_text(json.dumps([{"step": 3, "loss": 0.6}]), encoding="utf-8")
-    (run / "run_config.json").write_text(json.dumps({"stage": "dpo"}), encoding="utf-8")
-    assert train.training_logs(run) == {"dpo": [{"step": 3, "loss": 0.6}]}
-    (run / "run_config.json").write_text("[]", encoding="utf-8")  # no stage to read: a plain name
-    assert list(train.training_logs(run)) == ["training"]
-    assert train.training_logs(tmp_path / "missing") == {}
-    # the shipped adapter keeps both stages' logs
-    logs = train.training_logs(Path(__file__).resolve().parents[1] / "assets" / "adapters" / "petoolllama")
-    assert set(logs) == {"sft", "dpo"} and all(any("loss" in rec for rec in history) for history in logs.values())

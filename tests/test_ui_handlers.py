@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from petool import jobs
 from petool.appconfig import AppConfig, parse_auth
 from petool.schema import Tool
 from petool.store import entry_from_dict, entry_to_dict
-from petool.ui import builder, compare, dash, errors, export, jobs
+from petool.ui import builder, compare, dash, errors, export
 from petool.ui.render import call_html, esc, param_rows
 from petool.ui.services import BASE, GENERATED, SAVED, TUNED, Services, _build_generated
 from tests.app_fakes import FakePredictor
@@ -349,16 +350,11 @@ def test_training_job_runs_in_background_and_reports(services, tmp_path, monkeyp
     assert "done" in text
 
 
-def test_supervise_records_failure(services, tmp_path):
-    jid = services.store.add_job([sys.executable, "-c", "import sys; print('boom'); sys.exit(3)"], str(tmp_path / "log"), str(tmp_path / "out"))
-    assert jobs.supervise(services.store.path, jid) == 3
-    job = services.store.get_job(jid)
-    assert job["status"] == "failed" and "exit code 3" in job["message"] and "boom" in job["message"]
-
-
-def test_merge_losses_once_per_step():
-    losses = jobs.merge_losses([], {"step": 1, "latest": {"loss": 0.7}})
-    assert jobs.merge_losses(losses, {"step": 1, "latest": {"loss": 0.7}}) == [[1, 0.7]]
+def test_job_loss_is_the_training_figures_dpo_panel():
+    fig = export.loss_figure([[1, 0.7], [2, 0.5]], 3)
+    assert [t.name for t in fig.data] == ["dpo loss"] and list(fig.data[0].y) == [0.7, 0.5]
+    assert fig.layout.title.text == "DPO loss (job #3)"
+    assert "No loss logged yet." in export.loss_figure([], 3).layout.annotations[0].text
 
 
 # ---------------------------------------------------------------- dashboards and errors

@@ -4,6 +4,7 @@
 from typing import Any, Callable
 
 from petool.appconfig import AppConfig
+from petool.runs import training_logs
 from petool.ui.render import CSS, esc
 from petool.ui.services import Services
 
@@ -74,7 +75,6 @@ def adapter_training_figure(config: AppConfig):
     """The configured adapter's loss curves (the shipped one keeps its SFT and DPO logs)."""
     from petool.dashboards import _empty, training_figure
     from petool.models import ModelNotFound, resolve_adapter
-    from petool.train import training_logs
 
     try:
         path = resolve_adapter(config.adapter)

@@ -8,6 +8,8 @@ import time
 import zipfile
 from pathlib import Path
 
+from petool.dashboards import training_figure
+from petool.jobs import start_dpo_job, stop_job
 from petool.pairs import PairPolicy
 from petool.schema import SETTINGS
 from petool.ui.services import Services
@@ -120,8 +122,6 @@ def start_training(services: Services, max_steps: int | None, config_yaml: str |
     """Launch a DPO run on the labelled pairs from the configured adapter (not in demo mode)."""
     if services.config.demo:
         raise ValueError("Training is disabled in demo mode (PETOOL_DEMO=1).")
-    from petool.ui.jobs import start_dpo_job
-
     adapter = services.config.adapter
     if command is None:
         from petool.models import ModelNotFound, resolve_adapter
@@ -155,21 +155,14 @@ def job_view(services: Services):
 
 
 def loss_figure(losses: list, job_id: int | None = None):
-    import plotly.graph_objects as go
-
-    from petool.dashboards import _empty
-
+    """A job's ``[[step, loss], ...]`` series drawn as the DPO panel of the one training figure."""
     if not losses:
-        return _empty("DPO loss", "No loss logged yet.")
-    steps, values = zip(*losses)
-    fig = go.Figure(go.Scatter(x=list(steps), y=list(values), mode="lines+markers", name="loss"))
-    fig.update_layout(title=f"DPO loss (job #{job_id})", xaxis_title="step", yaxis_title="loss", height=320)
-    return fig
+        return training_figure({}, "DPO loss", empty="No loss logged yet.")
+    history = [{"step": step, "loss": loss} for step, loss in losses]
+    return training_figure({"dpo": history}, f"DPO loss (job #{job_id})")
 
 
 def stop_latest(services: Services) -> str:
-    from petool.ui.jobs import stop_job
-
     running = [j for j in services.store.jobs() if j["status"] in ("queued", "running")]
     if not running:
         raise ValueError("No job is running.")

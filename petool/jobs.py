@@ -1,15 +1,15 @@
 """Background DPO runs on the labelled pairs: launch, supervise, report through the store.
 
 ``start_dpo_job`` writes the pairs to a file, records a ``train_jobs`` row and starts
-``python -m petool.ui.jobs DB JOB_ID`` in its own session. That supervisor runs the training
-command (``python -m petool train dpo ...``), copies its ``progress.json`` (step, loss) into the
-row every few seconds and records the exit status. The page only reads the row, so progress
-survives page reloads and app restarts. No gradio here.
+``python -m petool.jobs DB JOB_ID`` in its own session. That supervisor runs the training
+command (``python -m petool train dpo ...``), copies its ``progress.json`` (step, loss; read
+through ``petool.runs``) into the row every few seconds and records the exit status. The page
+only reads the row, so progress survives page reloads and app restarts. No gradio here: the app
+(``petool.ui.export``) only calls ``start_dpo_job`` and ``stop_job``.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -17,6 +17,8 @@ import sys
 import time
 from pathlib import Path
 
+from petool import runs
+from petool.formats import write_trl_preferences
 from petool.store import Store
 
 POLL_S = 2.0
@@ -40,8 +42,6 @@ def start_dpo_job(store: Store, pairs, sft_adapter: str, jobs_dir: str | Path, c
     Args:
         command: replaces the training command (tests run a tiny script instead).
     """
-    from petool.formats import write_trl_preferences
-
     if not pairs:
         raise ValueError("No preference pairs yet: label some comparisons first (ties and test entries give none).")
     if any(j["status"] in ("queued", "running") for j in store.jobs()):
@@ -55,10 +55,10 @@ def start_dpo_job(store: Store, pairs, sft_adapter: str, jobs_dir: str | Path, c
     job_id = store.add_job(cmd, str(job_dir / "train.log"), str(out_dir), {"pairs": len(pairs), "sft_adapter": sft_adapter,
                                                                           "config": config_yaml, "max_steps": max_steps})
     # The supervisor must import petool wherever the app was started from.
-    root = str(Path(__file__).resolve().parents[2])
+    root = str(Path(__file__).resolve().parents[1])
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "petool.ui.jobs", store.path, str(job_id)],
+        [sys.executable, "-m", "petool.jobs", store.path, str(job_id)],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True, env=env,
     )
     store.update_job(job_id, pid=proc.pid, message="starting")
@@ -81,12 +81,8 @@ def stop_job(store: Store, job_id: int) -> None:
 
 
 def read_progress(out_dir: str | Path) -> dict:
-    """The trainer's latest ``progress.json`` (train.py's callback), or {}."""
-    path = Path(out_dir) / "dpo" / "progress.json"
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
-        return {}
+    """The DPO stage's latest ``progress.json`` (``runs.progress_callback``), or {}."""
+    return runs.read_progress(Path(out_dir) / "dpo")
 
 
 def merge_losses(losses: list, progress: dict) -> list:
@@ -100,10 +96,8 @@ def merge_losses(losses: list, progress: dict) -> list:
 
 def final_losses(out_dir: str | Path) -> list | None:
     """The whole loss series from ``log_history.json`` once training has finished."""
-    path = Path(out_dir) / "dpo" / "log_history.json"
-    try:
-        history = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
+    history = runs.read_log_history(Path(out_dir) / "dpo")
+    if history is None:
         return None
     return [[r.get("step", 0), float(r["loss"])] for r in history if isinstance(r.get("loss"), (int, float))]
 
@@ -153,7 +147,7 @@ def supervise(db_path: str, job_id: int) -> int:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 2:
-        sys.stderr.write("usage: python -m petool.ui.jobs DB JOB_ID\n")
+        sys.stderr.write("usage: python -m petool.jobs DB JOB_ID\n")
         return 2
     return supervise(argv[0], int(argv[1]))
 
