@@ -1,9 +1,11 @@
-"""Benchmark construction: users, histories (p/r/c), queries, candidates, splits, DPO negatives.
+"""Benchmark construction: entries (histories p/r/c, queries, candidates), splits, and the
+files a build writes.
 
 Builds PEToolBench-style entries offline from a tool catalog (``petool.catalog``), following
-the shape of the real data (PETOOLBENCH.md §2):
+the shape of the real data (PETOOLBENCH.md §2), with users from ``petool.users``, wording from
+``petool.phrasing`` and DPO negatives from ``petool.pairs``:
 
-- A **user** has a profile over non-functional attributes (``PROFILES``); the profile scores
+- A **user** has a profile over non-functional attributes (``users.PROFILES``); the profile scores
   every tool, and in each functional cluster the best-scoring tool is the user's preferred one.
 - The **ground truth** is the preferred API of a cluster; the user's tool set (``tool_comb``)
   holds its tool and other tools the user prefers, never its cluster alternatives.
@@ -25,34 +27,25 @@ The same config (seed included) gives byte-identical output files.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 import random
 import re
-import statistics
-import urllib.request
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from petool.catalog import (API, ATTRIBUTE_LABELS, Catalog, base_cluster, contributions, load_catalog, parameter_words, render_template,
-                            score_tool, with_copied_apis, with_narrowed_apis)
-from petool.schema import SETTINGS, Entry, PreferenceExample, Tool, ToolCall, Turn, extends_name, provider_of
-
-PROFILES: dict[str, dict[str, float] | None] = {
-    "budget-conscious": {"price_tier": 3.0, "monthly_price_usd": 3.0, "free_quota": 2.0, "rating": 0.5},
-    "privacy-first": {"privacy": 5.0, "rating": 0.5, "docs_quality": 0.5},
-    "speed-first": {"latency_ms": 4.0, "freshness_min": 2.0, "rating": 0.5},
-    "quality-first": {"rating": 3.0, "coverage": 2.0, "docs_quality": 1.0, "freshness_min": 1.0},
-    "developer-friendly": {"docs_quality": 3.0, "free_quota": 2.0, "rating": 1.0},
-    "mixed": None,  # random weights over every attribute, drawn per user
-}
-"""Profile name -> attribute weights (None: random mixed weights per user)."""
-
-MASK = "..."
-_SLOTS = re.compile(r"\{(?!tool\})\w+")
-TASTE_SD = 0.03  # per-user, per-tool noise so users of one profile do not all agree
-_NORMAL = statistics.NormalDist()
+from petool import formats
+from petool.catalog import (
+    API,
+    Catalog,
+    base_cluster,
+    load_catalog,
+    with_copied_apis,
+    with_narrowed_apis,
+)
+from petool.pairs import map_parameters, preference_examples
+from petool.phrasing import MASK, Paraphraser, fill_template, phrase
+from petool.schema import SETTINGS, Entry, ToolCall, Turn, extends_name, provider_of
+from petool.users import PROFILES, User, make_user
 
 
 @dataclass
@@ -130,247 +123,6 @@ class BuildConfig:
         d = asdict(self)
         d["paraphrase_key"] = "***" if self.paraphrase_key else ""
         return d
-
-
-# ---------------------------------------------------------------- users
-
-
-@dataclass
-class User:
-    """A simulated user: a profile (attribute weights) plus a little personal taste noise."""
-
-    user_id: str
-    profile: str
-    weights: dict[str, float]
-    taste_seed: int
-
-    def score(self, catalog: Catalog, tool_key: str) -> float:
-        base = score_tool(catalog.goodness[tool_key], self.weights)
-        # Stable per (user, tool) noise from a hash: cheap and independent of call order.
-        h = hashlib.blake2b(f"{self.taste_seed}|{tool_key}".encode(), digest_size=8).digest()
-        u = (int.from_bytes(h, "big") + 0.5) / 2**64
-        return base + TASTE_SD * _NORMAL.inv_cdf(u)
-
-    def to_json(self) -> dict:
-        return {"user_id": self.user_id, "profile": self.profile, "weights": self.weights, "taste_seed": self.taste_seed}
-
-
-def make_user(catalog: Catalog, rng: random.Random, profile: str | None = None, user_id: str | None = None) -> User:
-    """Draw a user; ``profile`` picks one of ``PROFILES`` (None: a random one)."""
-    if profile is None:
-        profile = rng.choice(sorted(PROFILES))
-    if profile not in PROFILES:
-        raise ValueError(f"unknown profile {profile!r}; valid: {', '.join(PROFILES)}")
-    weights = PROFILES[profile]
-    if weights is None:
-        keys = sorted(ATTRIBUTE_LABELS)
-        weights = {k: round(rng.expovariate(1.0), 3) for k in keys}
-    return User(user_id or f"u{rng.randrange(10**6):06d}", profile, dict(weights), rng.randrange(2**31))
-
-
-def preferred_api(catalog: Catalog, user: User, cluster_id: str) -> API:
-    """The cluster member whose tool the user scores highest (ties broken by name)."""
-    members = catalog.cluster_apis(cluster_id)
-    return max(members, key=lambda a: (user.score(catalog, a.provider), a.full_name))
-
-
-def preferred_tools(catalog: Catalog, user: User) -> list[str]:
-    """Tool keys that win at least one cluster for this user, sorted."""
-    return sorted({preferred_api(catalog, user, cid).provider for cid in catalog.members})
-
-
-def explain_preference(catalog: Catalog, user: User, cluster_id: str) -> str:
-    """Why this user prefers one tool of a cluster, in one paragraph for people.
-
-    Example output: "privacy-first user u000042 prefers ClimaPrivate for 'Current weather ...'
-    (score 0.91; next: OpenMeteoHub 0.84, ...). Its strongest points for this profile: privacy
-    0.98 of 1 ..."
-    """
-    members = sorted(catalog.cluster_apis(cluster_id), key=lambda a: -user.score(catalog, a.provider))
-    best = members[0]
-    others = ", ".join(f"{a.tool.strip()} {user.score(catalog, a.provider):.2f}" for a in members[1:])
-    parts = contributions(catalog.goodness[best.provider], user.weights)[:3]
-    attrs = catalog.tool_by_key[best.provider].attributes
-    strengths = "; ".join(f"{ATTRIBUTE_LABELS.get(k, k)} {attrs.get(k, 'n/a')} (goodness {catalog.goodness[best.provider].get(k, 0.5):.2f})" for k, _ in parts)
-    total = sum(user.weights.values()) or 1.0
-    focus = ", ".join(f"{ATTRIBUTE_LABELS.get(k, k)} {w / total:.0%}" for k, w in sorted(user.weights.items(), key=lambda kv: -kv[1])[:3])
-    return (
-        f"{user.profile} user {user.user_id} (weights: {focus}) prefers {best.tool.strip()} for "
-        f"'{catalog.clusters.get(cluster_id, cluster_id)}' (score {user.score(catalog, best.provider):.2f}; "
-        f"others: {others}). Strongest points for this profile: {strengths}."
-    )
-
-
-# ---------------------------------------------------------------- values, instructions
-
-
-def sample_value(api: API, param_name: str, catalog: Catalog, rng: random.Random):
-    """A plausible value for one parameter, drawn from its slot's pool or by its type."""
-    param = next(p for p in api.params if p.name == param_name)
-    if param_name in api.enums:
-        return rng.choice(api.enums[param_name])
-    slot = catalog.slots.get(api.slots.get(param_name, param_name)) or {}
-    kind = (slot.get("type") or param.type or "STRING").upper()
-    pool, span = slot.get("values"), slot.get("range")
-    if kind.startswith("NUMBER") or kind.startswith("INTEGER"):
-        lo, hi = span or (1, 100)
-        return rng.randint(int(lo), int(hi))
-    if kind.startswith("DATE"):
-        lo, hi = span or (2023, 2025)
-        return f"{rng.randint(int(lo), int(hi))}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
-    if kind.startswith("BOOLEAN"):
-        return rng.random() < 0.5
-    if kind.startswith("ARRAY"):
-        return rng.sample(pool, min(2, len(pool))) if pool else [param.default or "item"]
-    if pool:
-        return rng.choice(pool)
-    return param.default if param.default not in ("", None) else f"{param_name}_{rng.randint(1, 99)}"
-
-
-def mask_tool(text: str, tool_name: str) -> str:
-    """Replace the provider's name in an instruction by "...", as the authors mask queries."""
-    name = tool_name.strip()
-    return text.replace(name, MASK) if name else text
-
-
-def phrase(api: API, catalog: Catalog, rng: random.Random, masked: bool, p_example: float, p_minimal: float = 0.0,
-           p_optional: float = 0.0) -> tuple[str, dict, int | None]:
-    """An instruction for ``api`` and the parameters it states.
-
-    With probability ``p_minimal`` the template is drawn among those mentioning the fewest
-    slots (users often state only what is required; the real data has many ``{}`` calls).
-    Otherwise each optional parameter the text leaves out is stated in an added clause with
-    probability ``p_optional`` ("..., sorted by price and on page 2."): real instructions
-    state optional values ("sorted by recent, with 20 items per response") and their calls
-    carry them, so a model must learn to copy every stated value.
-
-    Returns (text, parameters, template index or None when the API's example was used).
-    """
-    minimal = False
-    if api.examples and (not api.templates or rng.random() < p_example):
-        ex = api.examples[0] if len(api.examples) == 1 else rng.choice(api.examples)
-        text = mask_tool(ex["Scenario"], api.tool) if masked else ex["Scenario"]
-        params, t_index = dict(ex["Parameters"]), None
-    else:
-        t_index = rng.randrange(len(api.templates))
-        if p_minimal and rng.random() < p_minimal:
-            counts = [len(_SLOTS.findall(t)) for t in api.templates]
-            t_index = rng.choice([i for i, n in enumerate(counts) if n == min(counts)])
-            minimal = True
-        text, params = fill_template(api, t_index, catalog, rng, MASK if masked else api.tool.strip())
-    if p_optional and not minimal:
-        stated = [p for p in api.optional if p.name not in params and rng.random() < p_optional]
-        clauses = []
-        for p in stated:
-            params[p.name] = sample_value(api, p.name, catalog, rng)
-            clauses.append(optional_clause(p.name, params[p.name], rng))
-        text = add_clauses(text, clauses)
-    return text, params, t_index
-
-
-_SORT, _PAGE = {"sort", "order", "sortby", "orderby"}, {"page", "pageno", "pagenumber"}
-_LIMIT = {"limit", "size", "count", "max", "results", "pagesize", "perpage", "num", "top"}
-
-
-def optional_clause(name: str, value, rng: random.Random) -> str:
-    """A short clause stating one parameter's value, worded after the parameter's name.
-
-    Example:
-        >>> optional_clause("sortBy", "price_asc", random.Random(0))
-        'ordered by price_asc'
-    """
-    label = parameter_words(name)
-    key = label.replace(" ", "")
-    shown = _as_text(value)
-    if isinstance(value, bool):
-        return rng.choice([f"with {label} {'on' if value else 'off'}", f"{label} set to {'true' if value else 'false'}"])
-    if key in _SORT or label.startswith("sort"):
-        return rng.choice([f"sorted by {shown}", f"ordered by {shown}"])
-    if key in _PAGE:
-        return rng.choice([f"on page {shown}", f"page {shown}"])
-    if key in _LIMIT or label.endswith(("limit", "size", "count")):
-        return rng.choice([f"with {label} {shown}", f"limited to {shown} results", f"{label} {shown}"])
-    if key in {"lang", "language", "locale", "hl"}:
-        return rng.choice([f"in language {shown}", f"with {label} {shown}"])
-    if key in {"country", "region", "market", "gl"}:
-        return rng.choice([f"for {label} {shown}", f"in {label} {shown}"])
-    if key in {"currency", "cur"}:
-        return rng.choice([f"in {shown} currency", f"with currency {shown}"])
-    return rng.choice([f"with {label} {shown}", f"{label} {shown}", f"with {label} set to {shown}", f"using {label} {shown}"])
-
-
-def add_clauses(text: str, clauses: list[str]) -> str:
-    """Append clauses before the sentence's closing punctuation.
-
-    Example:
-        >>> add_clauses("List hotels in Rome.", ["sorted by price", "on page 2"])
-        'List hotels in Rome, sorted by price and on page 2.'
-    """
-    if not clauses:
-        return text
-    body = text.rstrip()
-    end = body[-1] if body and body[-1] in ".?!" else ""
-    body = body[:-1] if end else body
-    tail = clauses[0] if len(clauses) == 1 else ", ".join(clauses[:-1]) + " and " + clauses[-1]
-    return f"{body}, {tail}{end or '.'}"
-
-
-def fill_template(api: API, t_index: int, catalog: Catalog, rng: random.Random, tool_text: str, values: dict | None = None) -> tuple[str, dict]:
-    """Render template ``t_index`` of ``api``; ``values`` (slot -> value) reuses given values."""
-    by_slot = {api.slots.get(p.name, p.name): p.name for p in api.params}
-    values = dict(values or {})
-    for slot, pname in by_slot.items():
-        if slot not in values:
-            values[slot] = sample_value(api, pname, catalog, rng)
-    text, used = render_template(api.templates[t_index], values, tool_text)
-    return text, {by_slot[s]: v for s, v in used.items() if s in by_slot}
-
-
-# ---------------------------------------------------------------- paraphrasing
-
-
-class Paraphraser:
-    """Rewrites queries through any OpenAI-compatible chat endpoint; keeps the original when
-    the endpoint fails or the rewrite drops a parameter value (so the gold call stays true)."""
-
-    def __init__(self, url: str, key: str = "", model: str = "gpt-4o-mini", timeout: float = 30.0):
-        self.url = url.rstrip("/") + "/chat/completions"
-        self.key, self.model, self.timeout = key, model, timeout
-        self.calls = self.kept = self.failed = 0
-
-    def __call__(self, text: str, params: dict) -> str:
-        self.calls += 1
-        body = {
-            "model": self.model,
-            "temperature": 0.7,
-            "messages": [
-                {"role": "system", "content": "Rewrite the user's request in different words. Keep every name, number, code and '...' exactly as written. Answer with the rewritten request only."},
-                {"role": "user", "content": text},
-            ],
-        }
-        request = urllib.request.Request(self.url, json.dumps(body).encode(), {"Content-Type": "application/json", "Authorization": f"Bearer {self.key}"})
-        try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as resp:
-                out = json.loads(resp.read().decode())["choices"][0]["message"]["content"].strip()
-        except (OSError, ValueError, KeyError, IndexError, TypeError):
-            self.failed += 1
-            return text
-        needed = [_as_text(v) for v in params.values() if not isinstance(v, bool)]
-        if not out or any(n not in out for n in needed if n in text) or (MASK in text and MASK not in out):
-            self.kept += 1
-            return text
-        return out
-
-
-def _as_text(v) -> str:
-    if isinstance(v, list):
-        return ", ".join(str(x) for x in v)
-    if isinstance(v, dict):
-        return ", ".join(f"{k}={json.dumps(x)}" for k, x in v.items())
-    return str(v)
-
-
-# ---------------------------------------------------------------- entries
 
 
 def _api_record(api: API, catalog: Catalog, api_id: int) -> dict:
@@ -564,17 +316,6 @@ def _words(text: str) -> set[str]:
     return {w for w in re.findall(r"[a-z]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", text).lower()) if len(w) > 3}
 
 
-def map_parameters(params: dict, source: Tool, target: Tool) -> dict:
-    """Carry a call's values onto an equivalent API: by position among required, then optional
-    parameters (equivalent APIs of a petool catalog list their slots in the same order)."""
-    out = {}
-    for group_s, group_t in ((source.required_parameters, target.required_parameters), (source.optional_parameters, target.optional_parameters)):
-        for i, p in enumerate(group_s):
-            if p.name in params and i < len(group_t):
-                out[group_t[i].name] = params[p.name]
-    return out
-
-
 def split_clusters(catalog: Catalog, config: BuildConfig) -> tuple[list[str], list[str]]:
     """(train clusters, test clusters): disjoint for split_by=cluster, all clusters otherwise."""
     clusters = sorted(catalog.members)
@@ -656,126 +397,6 @@ def _progress(total: int, enabled: bool):
     return tqdm(total=total, desc="building entries", unit="entry")
 
 
-# ---------------------------------------------------------------- DPO negatives
-
-
-def dpo_negatives(entry: Entry, rng: random.Random) -> list[ToolCall]:
-    """Rejected calls for an entry, preference negatives first, then harder ones.
-
-    - one call per non-preferred cluster alternative among the candidates, with the ground
-      truth's values carried onto the alternative's parameter names;
-    - right tool, wrong parameter value (one value changed, same type);
-    - right tool, wrong parameter name (one key renamed to the alternative's or another name);
-    - right tool, a stated optional parameter left out (the commonest parameter error of small
-      models on the real entries).
-    Every returned call differs from the ground truth.
-    """
-    gt = entry.ground_truth
-    gt_tool = entry.candidate(gt.tool_name)
-    out: list[ToolCall] = []
-    for cand in entry.cluster_candidates():
-        if cand.name != gt.tool_name:
-            params = map_parameters(gt.parameters, gt_tool, cand) if gt_tool else dict(gt.parameters)
-            out.append(ToolCall(cand.name, params))
-    if gt.parameters:
-        name = rng.choice(sorted(gt.parameters))
-        wrong = _other_value(gt.parameters[name], name, entry, rng)
-        if wrong is not None:
-            out.append(ToolCall(gt.tool_name, {**gt.parameters, name: wrong}))
-        new_name = _other_name(name, entry, gt_tool, rng)
-        if new_name:
-            params = {(new_name if k == name else k): v for k, v in gt.parameters.items()}
-            out.append(ToolCall(gt.tool_name, params))
-        optional = sorted(set(gt.parameters) & {p.name for p in gt_tool.optional_parameters}) if gt_tool else []
-        if optional:
-            dropped = rng.choice(optional)
-            out.append(ToolCall(gt.tool_name, {k: v for k, v in gt.parameters.items() if k != dropped}))
-    elif gt_tool and gt_tool.optional_parameters:
-        p = rng.choice(gt_tool.optional_parameters)
-        out.append(ToolCall(gt.tool_name, {p.name: p.default if p.default not in ("", None) else "1"}))
-    return [c for c in out if c.to_json() != gt.to_json()]
-
-
-def negative_kind(entry: Entry, call: ToolCall) -> str:
-    """``preference`` (an equivalent tool), ``param_name`` or ``param_value`` (right tool)."""
-    if call.tool_name != entry.ground_truth.tool_name:
-        return "preference"
-    return "param_name" if set(call.parameters) != set(entry.ground_truth.parameters) else "param_value"
-
-
-def _other_value(value, name: str, entry: Entry, rng: random.Random):
-    if isinstance(value, bool):
-        return not value
-    if isinstance(value, (int, float)):
-        return value + rng.choice([1, 2, 5]) if value < 1000 else value * 2
-    if isinstance(value, list):
-        return value[:-1] if len(value) > 1 else value + value
-    if isinstance(value, dict):
-        return {}
-    seen = sorted({str(v) for t in entry.history("p") if t.call.tool_name for k, v in t.call.parameters.items()
-                   if isinstance(v, str) and v != value and k == name})
-    if seen:
-        return rng.choice(seen)
-    tool = entry.candidate(entry.ground_truth.tool_name)
-    default = next((p.default for p in (tool.required_parameters + tool.optional_parameters) if p.name == name), "") if tool else ""
-    if isinstance(default, str) and default and default != value:
-        return default
-    return f"{value}x" if value else "x"
-
-
-def _other_name(name: str, entry: Entry, gt_tool: Tool | None, rng: random.Random) -> str | None:
-    taken = set(entry.ground_truth.parameters)
-    if gt_tool is not None:
-        idx = _position(gt_tool, name)
-        for cand in entry.cluster_candidates():
-            if cand.name == gt_tool.name or idx is None:
-                continue
-            other = _at(cand, idx)
-            if other and other != name and other not in taken:
-                return other
-    fallbacks = [n for n in ("q", "query", "id", "name", "value") if n != name and n not in taken]
-    return rng.choice(fallbacks) if fallbacks else None
-
-
-def _position(tool: Tool, name: str):
-    for group, params in enumerate((tool.required_parameters, tool.optional_parameters)):
-        for i, p in enumerate(params):
-            if p.name == name:
-                return group, i
-    return None
-
-
-def _at(tool: Tool, idx) -> str | None:
-    params = (tool.required_parameters, tool.optional_parameters)[idx[0]]
-    return params[idx[1]].name if idx[1] < len(params) else None
-
-
-def preference_examples(entries: list[Entry], setting: str, seed: int, hard_share: float, style: str = "paper") -> list[PreferenceExample]:
-    """DPO pairs for one setting: per entry one preference pair, plus a wrong-parameter pair
-    for a ``hard_share`` of entries."""
-    from petool.prompts import build_messages
-
-    out = []
-    for e in entries:
-        rng = random.Random(f"{seed}|dpo|{setting}|{e.entry_id}")
-        negs = dpo_negatives(e, rng)
-        pref = [c for c in negs if c.tool_name != e.ground_truth.tool_name]
-        hard = [c for c in negs if c.tool_name == e.ground_truth.tool_name]
-        picked = [rng.choice(pref)] if pref else []
-        if hard and (rng.random() < hard_share or not picked):
-            picked.append(rng.choice(hard))
-        if not picked:
-            continue
-        messages = build_messages(e, setting, style)
-        for c in picked:
-            out.append(PreferenceExample(messages[0]["content"], messages[1]["content"], e.ground_truth.to_text(), c.to_text(),
-                                         source=f"bench:{negative_kind(e, c)}", weight=1.0))
-    return out
-
-
-# ---------------------------------------------------------------- build to a folder
-
-
 def build(config: BuildConfig, out_dir: str | Path, catalog_path: str | Path | None = None, progress: bool = True) -> dict:
     """Build a benchmark into ``out_dir`` and return a summary of what was written.
 
@@ -789,8 +410,6 @@ def build(config: BuildConfig, out_dir: str | Path, catalog_path: str | Path | N
         out_dir/train/trl_sft_{s}.jsonl, trl_dpo_{s}.jsonl       TRL conversational files
         out_dir/train/entries.json.gz      train entries in the combined format
     """
-    from petool import formats
-
     catalog = load_catalog(catalog_path)
     report: dict = {}
     train, test = build_entries(catalog, config, progress, report)
@@ -838,7 +457,6 @@ def build(config: BuildConfig, out_dir: str | Path, catalog_path: str | Path | N
 
 def _versions() -> dict:
     import platform
-
     from importlib import metadata
 
     out = {"python": platform.python_version()}
@@ -850,15 +468,4 @@ def _versions() -> dict:
     return out
 
 
-def parse_setting_names(text: str) -> tuple[str, ...]:
-    """``"p,r"`` -> ("p", "r"); used by the CLI."""
-    from petool.schema import setting_list
-
-    return tuple(setting_list(text, SETTINGS))
-
-
-__all__ = [
-    "PROFILES", "BuildConfig", "User", "make_user", "preferred_api", "preferred_tools", "explain_preference",
-    "build_entries", "build", "dpo_negatives", "negative_kind", "preference_examples", "map_parameters",
-    "split_clusters", "Paraphraser", "sample_value", "mask_tool",
-]
+__all__ = ["BuildConfig", "build", "build_entries", "split_clusters"]

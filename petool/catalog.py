@@ -292,7 +292,7 @@ def with_narrowed_apis(catalog: Catalog, share: float, seed: int | str = 0) -> C
     """
     if not 0.0 <= share <= 1.0:
         raise ValueError(f"share must be within 0..1, got {share!r}")
-    from petool.bench import add_clauses, optional_clause  # the benchmark's wording; bench imports this module
+    from petool.phrasing import add_clauses, optional_clause  # the benchmark's wording; phrasing imports this module
 
     def content_slots(api: API) -> set[str]:
         return {api.slots.get(p.name, p.name) for p in api.optional if not p.type.upper().startswith(("BOOLEAN", "NUMBER"))}

@@ -1,4 +1,5 @@
-"""Human labels -> DPO pairs, with every judgement call of the policy in one place.
+"""DPO pairs: human labels -> pairs, with every judgement call of the policy in one place; and
+the benchmark's own pairs, the gold call over constructed negatives (``dpo_negatives``, at the end).
 
 A label compares two calls (A and B) for one prompt, with a verdict (A, B, tie, both_bad) and
 maybe a gold call typed by the annotator. The rules, in order:
@@ -22,10 +23,12 @@ maybe a gold call typed by the annotator. The rules, in order:
 from __future__ import annotations
 
 import json
+import random
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from petool.schema import PreferenceExample
+from petool.prompts import build_messages
+from petool.schema import Entry, PreferenceExample, Tool, ToolCall
 
 TIE_POLICIES = ("skip",)
 BOTH_BAD_POLICIES = ("skip", "ground_truth")
@@ -136,3 +139,132 @@ def _side_text(label: dict, side: str) -> str | None:
         return text
     raw = label.get(f"raw_{side}")
     return raw if isinstance(raw, str) and raw.strip() else None
+
+
+# ---------------------------------------------------------------- benchmark pairs (DPO negatives)
+#
+# Pairs from the benchmark itself, with no annotator: the gold call chosen over a constructed
+# mistake. ``petool.bench`` writes them beside every training build.
+
+
+def map_parameters(params: dict, source: Tool, target: Tool) -> dict:
+    """Carry a call's values onto an equivalent API: by position among required, then optional
+    parameters (equivalent APIs of a petool catalog list their slots in the same order)."""
+    out = {}
+    for group_s, group_t in ((source.required_parameters, target.required_parameters), (source.optional_parameters, target.optional_parameters)):
+        for i, p in enumerate(group_s):
+            if p.name in params and i < len(group_t):
+                out[group_t[i].name] = params[p.name]
+    return out
+
+
+def dpo_negatives(entry: Entry, rng: random.Random) -> list[ToolCall]:
+    """Rejected calls for an entry, preference negatives first, then harder ones.
+
+    - one call per non-preferred cluster alternative among the candidates, with the ground
+      truth's values carried onto the alternative's parameter names;
+    - right tool, wrong parameter value (one value changed, same type);
+    - right tool, wrong parameter name (one key renamed to the alternative's or another name);
+    - right tool, a stated optional parameter left out (the commonest parameter error of small
+      models on the real entries).
+    Every returned call differs from the ground truth.
+    """
+    gt = entry.ground_truth
+    gt_tool = entry.candidate(gt.tool_name)
+    out: list[ToolCall] = []
+    for cand in entry.cluster_candidates():
+        if cand.name != gt.tool_name:
+            params = map_parameters(gt.parameters, gt_tool, cand) if gt_tool else dict(gt.parameters)
+            out.append(ToolCall(cand.name, params))
+    if gt.parameters:
+        name = rng.choice(sorted(gt.parameters))
+        wrong = _other_value(gt.parameters[name], name, entry, rng)
+        if wrong is not None:
+            out.append(ToolCall(gt.tool_name, {**gt.parameters, name: wrong}))
+        new_name = _other_name(name, entry, gt_tool, rng)
+        if new_name:
+            params = {(new_name if k == name else k): v for k, v in gt.parameters.items()}
+            out.append(ToolCall(gt.tool_name, params))
+        optional = sorted(set(gt.parameters) & {p.name for p in gt_tool.optional_parameters}) if gt_tool else []
+        if optional:
+            dropped = rng.choice(optional)
+            out.append(ToolCall(gt.tool_name, {k: v for k, v in gt.parameters.items() if k != dropped}))
+    elif gt_tool and gt_tool.optional_parameters:
+        p = rng.choice(gt_tool.optional_parameters)
+        out.append(ToolCall(gt.tool_name, {p.name: p.default if p.default not in ("", None) else "1"}))
+    return [c for c in out if c.to_json() != gt.to_json()]
+
+
+def negative_kind(entry: Entry, call: ToolCall) -> str:
+    """``preference`` (an equivalent tool), ``param_name`` or ``param_value`` (right tool)."""
+    if call.tool_name != entry.ground_truth.tool_name:
+        return "preference"
+    return "param_name" if set(call.parameters) != set(entry.ground_truth.parameters) else "param_value"
+
+
+def _other_value(value, name: str, entry: Entry, rng: random.Random):
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, (int, float)):
+        return value + rng.choice([1, 2, 5]) if value < 1000 else value * 2
+    if isinstance(value, list):
+        return value[:-1] if len(value) > 1 else value + value
+    if isinstance(value, dict):
+        return {}
+    seen = sorted({str(v) for t in entry.history("p") if t.call.tool_name for k, v in t.call.parameters.items()
+                   if isinstance(v, str) and v != value and k == name})
+    if seen:
+        return rng.choice(seen)
+    tool = entry.candidate(entry.ground_truth.tool_name)
+    default = next((p.default for p in (tool.required_parameters + tool.optional_parameters) if p.name == name), "") if tool else ""
+    if isinstance(default, str) and default and default != value:
+        return default
+    return f"{value}x" if value else "x"
+
+
+def _other_name(name: str, entry: Entry, gt_tool: Tool | None, rng: random.Random) -> str | None:
+    taken = set(entry.ground_truth.parameters)
+    if gt_tool is not None:
+        idx = _position(gt_tool, name)
+        for cand in entry.cluster_candidates():
+            if cand.name == gt_tool.name or idx is None:
+                continue
+            other = _at(cand, idx)
+            if other and other != name and other not in taken:
+                return other
+    fallbacks = [n for n in ("q", "query", "id", "name", "value") if n != name and n not in taken]
+    return rng.choice(fallbacks) if fallbacks else None
+
+
+def _position(tool: Tool, name: str):
+    for group, params in enumerate((tool.required_parameters, tool.optional_parameters)):
+        for i, p in enumerate(params):
+            if p.name == name:
+                return group, i
+    return None
+
+
+def _at(tool: Tool, idx) -> str | None:
+    params = (tool.required_parameters, tool.optional_parameters)[idx[0]]
+    return params[idx[1]].name if idx[1] < len(params) else None
+
+
+def preference_examples(entries: list[Entry], setting: str, seed: int, hard_share: float, style: str = "paper") -> list[PreferenceExample]:
+    """DPO pairs for one setting: per entry one preference pair, plus a wrong-parameter pair
+    for a ``hard_share`` of entries."""
+    out = []
+    for e in entries:
+        rng = random.Random(f"{seed}|dpo|{setting}|{e.entry_id}")
+        negs = dpo_negatives(e, rng)
+        pref = [c for c in negs if c.tool_name != e.ground_truth.tool_name]
+        hard = [c for c in negs if c.tool_name == e.ground_truth.tool_name]
+        picked = [rng.choice(pref)] if pref else []
+        if hard and (rng.random() < hard_share or not picked):
+            picked.append(rng.choice(hard))
+        if not picked:
+            continue
+        messages = build_messages(e, setting, style)
+        for c in picked:
+            out.append(PreferenceExample(messages[0]["content"], messages[1]["content"], e.ground_truth.to_text(), c.to_text(),
+                                         source=f"bench:{negative_kind(e, c)}", weight=1.0))
+    return out

@@ -28,8 +28,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from petool import formats  # noqa: E402
-from petool.bench import BuildConfig, build_entries, preference_examples  # noqa: E402
+from petool.bench import BuildConfig, build_entries  # noqa: E402
 from petool.catalog import load_catalog  # noqa: E402
+from petool.pairs import preference_examples  # noqa: E402
 from petool.prompts import prompt_candidates  # noqa: E402
 from petool.schema import SETTINGS, PreferenceExample  # noqa: E402
 from petool.train import train_dpo, train_sft  # noqa: E402

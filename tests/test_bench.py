@@ -1,26 +1,24 @@
 """Benchmark construction: config validation, the shape of p/r/c histories, queries, candidates,
-splits, DPO negatives, determinism, output files, paraphrasing, and rule-baseline sanity."""
+splits, determinism, output files, a build through a paraphrasing endpoint, and rule-baseline
+sanity. Users, wording and DPO negatives are tested beside their modules (test_users,
+test_phrasing, test_pairs)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-import random
-import threading
 from collections import Counter
-from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
 import pytest
 
-from petool.bench import (
-    PROFILES, BuildConfig, Paraphraser, build, build_entries, dpo_negatives, explain_preference, make_user,
-    add_clauses, negative_kind, optional_clause, phrase, preferred_api, split_clusters,
-)
+from petool.bench import BuildConfig, build, build_entries, split_clusters
 from petool.catalog import load_catalog
 from petool.formats import load_entries
 from petool.prompts import INSTRUCTION_FIELDS, render_system_prompt
 from petool.schema import provider_of
+from petool.users import PROFILES
+from tests.fake_llm import FakeLLM, running_fake_llm
 
 SMALL = Path(__file__).resolve().parent / "fixtures" / "catalog_small.json"
 
@@ -131,41 +129,6 @@ def test_settings_subset(small):
     assert all(list(e.histories) == ["r"] for e in train + test)
 
 
-def test_users_prefer_by_profile(small):
-    rng = random.Random(0)
-    private = make_user(small, rng, "privacy-first")
-    cheap = make_user(small, rng, "budget-conscious")
-    assert preferred_api(small, private, "weather.now").tool == "RainCheck Pro"
-    assert preferred_api(small, cheap, "weather.now").tool == "SunnyAPI"
-    text = explain_preference(small, private, "weather.now")
-    assert "privacy-first" in text and "RainCheck Pro" in text and "privacy" in text
-    mixed = make_user(small, rng, "mixed")
-    assert set(mixed.weights) >= {"privacy", "latency_ms"}
-    with pytest.raises(ValueError, match="unknown profile"):
-        make_user(small, rng, "rich")
-
-
-def test_dpo_negatives(shipped_entries):
-    _, test = shipped_entries
-    kinds = Counter()
-    for e in test[:100]:
-        negs = dpo_negatives(e, random.Random(1))
-        gt = e.ground_truth
-        assert negs and all(n.to_json() != gt.to_json() for n in negs)
-        for n in negs:
-            kind = negative_kind(e, n)
-            kinds[kind] += 1
-            if kind == "preference":
-                assert n.tool_name in e.cluster and n.tool_name != gt.tool_name
-                # values carried onto the alternative's own parameter names (those it has)
-                carried, given = Counter(map(json.dumps, n.parameters.values())), Counter(map(json.dumps, gt.parameters.values()))
-                assert not carried - given
-            if kind == "param_name" and set(n.parameters) < set(gt.parameters):
-                kinds["param_missing"] += 1
-                assert len(n.parameters) == len(gt.parameters) - 1 and n.parameters.items() <= gt.parameters.items()
-    assert kinds["preference"] and kinds["param_value"] and kinds["param_name"] and kinds["param_missing"]
-
-
 def _digest(folder: Path) -> dict:
     return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.rglob("*")) if p.is_file()}
 
@@ -194,46 +157,14 @@ def test_build_writes_all_files_deterministically(tmp_path):
     assert json.loads((tmp_path / "a" / "build_config.json").read_text())["config"]["seed"] == 7
 
 
-class _FakeLLM(BaseHTTPRequestHandler):
-    reply = ""
-
-    def do_POST(self):  # noqa: N802 - http.server's name
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        assert self.path == "/v1/chat/completions" and body["messages"][-1]["role"] == "user"
-        assert self.headers["Authorization"] == "Bearer sk-test"
-        data = json.dumps({"choices": [{"message": {"role": "assistant", "content": self.reply}}]}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture()
 def fake_llm():
-    server = HTTPServer(("127.0.0.1", 0), _FakeLLM)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    server.shutdown()
-
-
-def test_paraphraser_keeps_values_or_falls_back(fake_llm):
-    p = Paraphraser(fake_llm, "sk-test")
-    _FakeLLM.reply = "Could you tell me the weather in Lima using ...?"
-    assert p("What's the weather in Lima on ...?", {"q": "Lima"}) == _FakeLLM.reply
-    _FakeLLM.reply = "Tell me the weather somewhere."  # drops the value: keep the original
-    assert p("What's the weather in Lima on ...?", {"q": "Lima"}) == "What's the weather in Lima on ...?"
-    assert (p.calls, p.kept, p.failed) == (2, 1, 0)
-    down = Paraphraser("http://127.0.0.1:9/v1", timeout=0.5)
-    assert down("Weather in Lima.", {"q": "Lima"}) == "Weather in Lima." and down.failed == 1
+    with running_fake_llm() as url:
+        yield url
 
 
 def test_build_with_paraphrase_endpoint(fake_llm, small):
-    _FakeLLM.reply = "PARAPHRASED"
+    FakeLLM.reply = "PARAPHRASED"
     report = {}
     cfg = BuildConfig(n_train=0, n_test=20, n_users=4, paraphrase_url=fake_llm, paraphrase_key="sk-test", paraphrase_share=1.0)
     _, test = build_entries(small, cfg, report=report)
@@ -255,51 +186,6 @@ def test_rule_baselines_behave_as_on_real_data(shipped_entries):
     assert acc("ratings", "r") > floor + 0.4
     assert acc("frequent", "p") > floor + 0.15
     assert acc("latest", "c") < acc("ratings", "r") - 0.2
-
-
-@pytest.mark.parametrize(
-    "name, value, expected",
-    [
-        ("sortBy", "price_asc", {"sorted by price_asc", "ordered by price_asc"}),
-        ("page", 2, {"on page 2", "page 2"}),
-        ("limit", 20, {"with limit 20", "limited to 20 results", "limit 20"}),
-        ("lang", "en", {"in language en", "with lang en"}),
-        ("currency", "USD", {"in USD currency", "with currency USD"}),
-        ("nonstop", True, {"with nonstop on", "nonstop set to true"}),
-        ("tags", ["a", "b"], {"with tags a, b", "tags a, b", "with tags set to a, b", "using tags a, b"}),
-    ],
-)
-def test_optional_clause_states_the_value_in_words_named_after_the_parameter(name, value, expected):
-    seen = {optional_clause(name, value, random.Random(seed)) for seed in range(40)}
-    assert seen == expected
-
-
-@pytest.mark.parametrize(
-    "text, clauses, expected",
-    [
-        ("List hotels in Rome.", ["sorted by price"], "List hotels in Rome, sorted by price."),
-        ("Who is Radiohead?", ["in language pt", "page 2"], "Who is Radiohead, in language pt and page 2?"),
-        ("Show repos", ["a", "b", "c"], "Show repos, a, b and c."),
-        ("Show repos.", [], "Show repos."),
-    ],
-)
-def test_add_clauses_table(text, clauses, expected):
-    assert add_clauses(text, clauses) == expected
-
-
-def test_stated_optional_parameters_are_in_the_call_and_the_text():
-    catalog = load_catalog()
-    api = next(a for t in catalog.tools for a in t.apis if len(a.optional) >= 3 and a.templates)
-    rng = random.Random(3)
-    for _ in range(20):
-        text, params, _ = phrase(api, catalog, rng, masked=True, p_example=0.0, p_optional=1.0)
-        assert {p.name for p in api.optional} <= set(params)
-        for p in api.optional:
-            value = params[p.name]
-            if not isinstance(value, bool):
-                assert str(value if not isinstance(value, list) else value[0]) in text
-    text, params, _ = phrase(api, catalog, random.Random(3), masked=True, p_example=0.0, p_optional=0.0)
-    assert not {p.name for p in api.optional} <= set(params)  # without clauses the templates state fewer
 
 
 def test_copied_clusters_show_one_api_name_among_the_equivalents():

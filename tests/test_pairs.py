@@ -1,12 +1,23 @@
-"""Labels -> DPO pairs: one table row per policy rule."""
+"""Labels -> DPO pairs: one table row per policy rule; and the benchmark's own DPO negatives."""
 
 from __future__ import annotations
 
 import json
+import random
+from collections import Counter
 
 import pytest
 
-from petool.pairs import PairPolicy, label_pairs, latest_labels, pairs_from_labels
+from petool.bench import BuildConfig, build_entries
+from petool.catalog import load_catalog
+from petool.pairs import (
+    PairPolicy,
+    dpo_negatives,
+    label_pairs,
+    latest_labels,
+    negative_kind,
+    pairs_from_labels,
+)
 
 A = {"tool_name": "<W>.<A>.<f>", "parameters": {"x": 1}}
 B = {"tool_name": "<W>.<B>.<f>", "parameters": {"x": 1}}
@@ -80,3 +91,33 @@ def test_labels_on_test_entries_never_become_pairs_by_default():
     rows = [lab("A", entry={"extra": {"split": "test"}})]
     assert pairs_from_labels(rows) == []
     assert len(pairs_from_labels(rows, PairPolicy(include_test=True))) == 1
+
+
+# ---------------------------------------------------------------- benchmark pairs (DPO negatives)
+
+
+@pytest.fixture(scope="module")
+def shipped_entries():
+    train, test = build_entries(load_catalog(), BuildConfig(seed=3, n_train=150, n_test=300, n_users=60))
+    return train, test
+
+
+def test_dpo_negatives(shipped_entries):
+    _, test = shipped_entries
+    kinds = Counter()
+    for e in test[:100]:
+        negs = dpo_negatives(e, random.Random(1))
+        gt = e.ground_truth
+        assert negs and all(n.to_json() != gt.to_json() for n in negs)
+        for n in negs:
+            kind = negative_kind(e, n)
+            kinds[kind] += 1
+            if kind == "preference":
+                assert n.tool_name in e.cluster and n.tool_name != gt.tool_name
+                # values carried onto the alternative's own parameter names (those it has)
+                carried, given = Counter(map(json.dumps, n.parameters.values())), Counter(map(json.dumps, gt.parameters.values()))
+                assert not carried - given
+            if kind == "param_name" and set(n.parameters) < set(gt.parameters):
+                kinds["param_missing"] += 1
+                assert len(n.parameters) == len(gt.parameters) - 1 and n.parameters.items() <= gt.parameters.items()
+    assert kinds["preference"] and kinds["param_value"] and kinds["param_name"] and kinds["param_missing"]

@@ -62,7 +62,7 @@ def load_entry(services: Services, source: str, key: str) -> tuple[dict, str]:
 def profiles() -> dict[str, str]:
     """Preference profiles a new user can have: name -> one line on what it weighs."""
     try:
-        from petool.bench import PROFILES
+        from petool.users import PROFILES
     except ImportError:
         return {"manual": "you choose the preferred tools by the turns you add"}
     out = {}
@@ -89,7 +89,7 @@ def create_user(services: Services, name: str, profile: str, seed: int | None = 
     weights = None
     cat = load_catalog()
     if cat is not None and profile in profiles() and profile != "manual":
-        from petool.bench import make_user, preferred_tools
+        from petool.users import make_user, preferred_tools
 
         user = make_user(cat, random.Random(seed if seed is not None else name), profile, user_id=_slug(name))
         weights = user.weights
