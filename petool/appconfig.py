@@ -26,18 +26,18 @@ ENV_VARS: tuple[tuple[str, str, str], ...] = (
     ("PETOOL_DEMO", "1 on a Space, else 0",
      "demo mode: training, server-folder imports and (except for admins) the database download are off"),
     ("PETOOL_AUTH", "none",
-     "`user:pass,user2:pass2`: a \"Log in\" box at the top of the page; visitors read everything and run the models, "
-     "only logged-in users label, save, export, import or train; the login name is the annotator"),
+     ("`user:pass,user2:pass2`: a \"Log in\" box at the top of the page; visitors read everything and run the models, "
+      "only logged-in users label, save, export, import or train; the login name is the annotator")),
     ("PETOOL_AUTH_PRIVATE", "0", "`1`: the whole app behind gradio's login page instead (nothing readable without a login)"),
     ("PETOOL_OAUTH", "1 when `OAUTH_CLIENT_ID` is set on a Space",
-     "on a Space whose README has `hf_oauth: true`: a \"Sign in with Hugging Face\" button; visitors read, "
-     "only signed-in users label, save, export or import"),
+     ("on a Space whose README has `hf_oauth: true`: a \"Sign in with Hugging Face\" button; visitors read, "
+      "only signed-in users label, save, export or import")),
     ("PETOOL_ADMINS", "the Space owner (`SPACE_AUTHOR_NAME`)", "comma-separated user names allowed to download the database in demo mode"),
     ("PETOOL_QUEUE", "16", "most requests waiting in the queue; beyond it visitors see \"busy, try again\" instead of a hung page"),
     ("PETOOL_MAX_NEW_TOKENS", "the model's default", "cap on tokens generated per model call"),
     ("PETOOL_MAX_CALL_S", "120",
-     "wall-clock limit per model call, in seconds: local generation stops there and what the model wrote by then is "
-     "parsed and scored; for `openai:` models it is the request timeout"),
+     ("wall-clock limit per model call, in seconds: local generation stops there and what the model wrote by then is "
+      "parsed and scored; for `openai:` models it is the request timeout")),
     ("PETOOL_MAX_UPLOAD_MB", "20", "largest file a visitor may upload"),
     ("GRADIO_SERVER_NAME", "`127.0.0.1` (`0.0.0.0` on a Space)", "address to listen on"),
     ("GRADIO_SERVER_PORT", "7860", "port to listen on"),
