@@ -1,7 +1,7 @@
 """Benchmark construction: users, histories (p/r/c), queries, candidates, splits, DPO negatives.
 
 Builds PEToolBench-style entries offline from a tool catalog (``petool.catalog``), following
-the shape of the real data (PETOOLBENCH.md §2):
+the shape of the real data (docs/petoolbench.md §2):
 
 - A **user** has a profile over non-functional attributes (``PROFILES``); the profile scores
   every tool, and in each functional cluster the best-scoring tool is the user's preferred one.
