@@ -1,7 +1,7 @@
 """What the preferred-only history can tell at most, and where a run's tool choices fall short.
 
 In the preferred-only setting (p) the history holds only calls to tools the user prefers, and a
-ground truth's functional equivalents are never among them (PETOOLBENCH.md §2). So when the
+ground truth's functional equivalents are never among them (docs/petoolbench.md §2). So when the
 ground truth's tool is absent from the history, nothing in the prompt tells the cluster's
 members apart: a uniform guess inside the cluster is the best any method can expect. The
 frequency rule given the oracle cluster reaches exactly that ceiling in expectation; a method
@@ -37,7 +37,7 @@ DEFAULT_DATA = ROOT.parent / "shared" / "petoolbench" / "early_test_dev.json.gz"
 def history_groups(entries: list, setting: str) -> dict:
     """Per entry key: whether the ground truth's tool is in the history, and the frequency rule's
     hit given the oracle cluster, expected over uniform tie-breaks and with ties going to the
-    first-listed option (how PETOOLBENCH.md §6's 0.70 in p comes out), and the leave-one-out
+    first-listed option (how docs/petoolbench.md §6's 0.70 in p comes out), and the leave-one-out
     diagnostic's expected hit (the cluster's most frequent gold in the other entries)."""
     golds_by_cluster: dict[str, Counter] = {}
     for e in entries:

@@ -1,22 +1,7 @@
 """The web app's configuration: a validated dataclass read from environment variables.
 
-| variable | meaning | default |
-|---|---|---|
-| PETOOL_DB | SQLite file of users, entries, runs, labels, jobs | /data/petool.db when /data is writable (Spaces persistent storage), else ./data/petool.db |
-| PETOOL_MODEL | base model: ``default`` (bundled SmolLM2), a folder, a Hub id, or ``baseline:<rule>`` | default |
-| PETOOL_ADAPTER | LoRA adapter compared against the base (``default`` = the shipped PEToolLLaMA, ``none``) | default |
-| PETOOL_DEMO | demo mode: training disabled (1/0, true/false) | 1 on a Space, else 0 |
-| PETOOL_AUTH | ``user:pass,user2:pass2``: a "Log in" box in the page; visitors read and run models, only logged-in users label, export, save, train; the login name is the annotator | none |
-| PETOOL_AUTH_PRIVATE | 1: the whole app sits behind gradio's login page instead (nothing readable without a login) | 0 |
-| PETOOL_OAUTH | on a Space with ``hf_oauth: true``: "Sign in with Hugging Face"; visitors read, only signed-in users label, export, save | 1 when OAUTH_CLIENT_ID is set on a Space |
-| PETOOL_ADMINS | user names that may download the database in demo mode | the Space owner (SPACE_AUTHOR_NAME) |
-| PETOOL_DATA | extra entries file or folder offered in the builder | ../shared/petoolbench/early_test_dev.json.gz when present |
-| PETOOL_EXPORTS | folder for exported pair files | <db folder>/exports |
-| PETOOL_QUEUE | most requests waiting in the queue; beyond it visitors are told the app is busy | 16 |
-| PETOOL_MAX_NEW_TOKENS | cap on tokens generated per model call | the predictor's default (petool.models) |
-| PETOOL_MAX_CALL_S | wall-clock limit per model call in seconds (local generation stops and keeps what it wrote; remote requests time out) | 120 |
-| PETOOL_MAX_UPLOAD_MB | largest file a visitor may upload | 20 |
-| GRADIO_SERVER_NAME / GRADIO_SERVER_PORT | where to listen | 127.0.0.1 / 7860 (0.0.0.0 on a Space) |
+``ENV_VARS`` is the one table of those variables: ``AppConfig.from_env`` reads them, the About tab
+shows ``env_table()``, and docs/app.md carries the same table (tests/test_docs.py compares them).
 """
 
 from __future__ import annotations
@@ -28,6 +13,44 @@ from typing import Mapping
 
 SPACE_DATA = Path("/data")
 DEV_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "petoolbench" / "early_test_dev.json.gz"
+
+ENV_VARS: tuple[tuple[str, str, str], ...] = (
+    ("PETOOL_DB", "`/data/petool.db` when `/data` is writable (Spaces persistent storage), else `./data/petool.db`",
+     "SQLite file of users, entries, runs, labels, jobs; the page says when storage is lost on restart"),
+    ("PETOOL_MODEL", "`default`", "base model: `default` (bundled SmolLM2), a folder, a Hub id, or `baseline:<rule>`"),
+    ("PETOOL_ADAPTER", "`default`", "adapter compared against the base: `default` (the shipped PEToolLLaMA), a folder, or `none`"),
+    ("PETOOL_CACHE", "`~/.cache/petool`", "folder for the converted model (read by petool.models)"),
+    ("PETOOL_DATA", "`../shared/petoolbench/early_test_dev.json.gz` when present",
+     "extra entries file or folder offered in the builder"),
+    ("PETOOL_EXPORTS", "`<db folder>/exports`", "folder for exported pair files"),
+    ("PETOOL_DEMO", "1 on a Space, else 0",
+     "demo mode: training, server-folder imports and (except for admins) the database download are off"),
+    ("PETOOL_AUTH", "none",
+     ("`user:pass,user2:pass2`: a \"Log in\" box at the top of the page; visitors read everything and run the models, "
+      "only logged-in users label, save, export, import or train; the login name is the annotator")),
+    ("PETOOL_AUTH_PRIVATE", "0", "`1`: the whole app behind gradio's login page instead (nothing readable without a login)"),
+    ("PETOOL_OAUTH", "1 when `OAUTH_CLIENT_ID` is set on a Space",
+     ("on a Space whose README has `hf_oauth: true`: a \"Sign in with Hugging Face\" button; visitors read, "
+      "only signed-in users label, save, export or import")),
+    ("PETOOL_ADMINS", "the Space owner (`SPACE_AUTHOR_NAME`)", "comma-separated user names allowed to download the database in demo mode"),
+    ("PETOOL_QUEUE", "16", "most requests waiting in the queue; beyond it visitors see \"busy, try again\" instead of a hung page"),
+    ("PETOOL_MAX_NEW_TOKENS", "the model's default", "cap on tokens generated per model call"),
+    ("PETOOL_MAX_CALL_S", "120",
+     ("wall-clock limit per model call, in seconds: local generation stops there and what the model wrote by then is "
+      "parsed and scored; for `openai:` models it is the request timeout")),
+    ("PETOOL_MAX_UPLOAD_MB", "20", "largest file a visitor may upload"),
+    ("GRADIO_SERVER_NAME", "`127.0.0.1` (`0.0.0.0` on a Space)", "address to listen on"),
+    ("GRADIO_SERVER_PORT", "7860", "port to listen on"),
+)
+"""The app's environment variables as (name, default, meaning), in the order the docs list them."""
+
+
+def env_table() -> str:
+    """``ENV_VARS`` as a markdown table, the text that docs/app.md and the About tab carry."""
+    rows = ["| variable | meaning | default |", "|---|---|---|"]
+    rows += [f"| `{name}` | {meaning} | {default} |" for name, default, meaning in ENV_VARS]
+    return "\n".join(rows)
+
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
@@ -100,7 +123,7 @@ class AppConfig:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "AppConfig":
-        """Read the variables in this module's table; invalid values raise ValueError naming them."""
+        """Read the variables of ``ENV_VARS``; invalid values raise ValueError naming them."""
         env = os.environ if env is None else env
         on_space = bool(env.get("SPACE_ID"))
         persistent = SPACE_DATA.is_dir() and os.access(SPACE_DATA, os.W_OK)

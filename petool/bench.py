@@ -2,7 +2,7 @@
 files a build writes.
 
 Builds PEToolBench-style entries offline from a tool catalog (``petool.catalog``), following
-the shape of the real data (PETOOLBENCH.md §2), with users from ``petool.users``, wording from
+the shape of the real data (docs/petoolbench.md §2), with users from ``petool.users``, wording from
 ``petool.phrasing`` and DPO negatives from ``petool.pairs``:
 
 - A **user** has a profile over non-functional attributes (``users.PROFILES``); the profile scores

@@ -152,7 +152,7 @@ class CallGrammar:
 
 BOUNDED_RULES = {
     # strings: at most MAX_STRING_CHARS characters (escapes allowed, control characters not), and
-    # no "}": the authors' evaluator cuts a call at its first "}}" (PETOOLBENCH.md §5), so a value
+    # no "}": the authors' evaluator cuts a call at its first "}}" (docs/petoolbench.md §5), so a value
     # holding one would be scored as broken JSON; none of the 28,607 string values of the real
     # dev golds and histories holds a "}" (tool names and keys are literals, not this rule)
     'basic_string ::= (("\\"" basic_string_sub))':

@@ -460,7 +460,7 @@ def echoed_values(query: str, history: list[Turn], tool: Tool) -> dict[str, obje
     return dict(calls[0])
 
 
-# The chronological setting puts the 2-5 turns on non-preferred tools first (PETOOLBENCH.md §2),
+# The chronological setting puts the 2-5 turns on non-preferred tools first (docs/petoolbench.md §2),
 # so an opening run longer than this already reaches the preferred turns.
 OPENING_CALLS_MAX = 5
 

@@ -1,6 +1,6 @@
 """All prompt text petool sends to a model, and the functions that render it.
 
-The ``paper`` style is the authors' template byte for byte (PETOOLBENCH.md §3), quirks kept:
+The ``paper`` style is the authors' template byte for byte (docs/petoolbench.md §3), quirks kept:
 a newline at both ends, a space after "tool call.", and Example #1 missing its closing brace.
 """
 

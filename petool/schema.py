@@ -1,6 +1,6 @@
 """Typed records shared by every stage: tools, calls, turns, entries, predictions, scores.
 
-They mirror PEToolBench's JSON shapes (see PETOOLBENCH.md §3) so that ``to_json`` of each
+They mirror PEToolBench's JSON shapes (see docs/petoolbench.md §3) so that ``to_json`` of each
 record gives back the exact dict the authors' files hold, key order included.
 """
 

@@ -1,6 +1,6 @@
 """PEToolLLaMA training: LoRA SFT, then DPO from the SFT adapter, as thin wrappers over TRL.
 
-Data use the chat layout petool tests with (PETOOLBENCH.md §3): system = the prompt, user = the
+Data use the chat layout petool tests with (docs/petoolbench.md §3): system = the prompt, user = the
 query, assistant = the call JSON; TRL's conversational prompt/completion rows for SFT and
 prompt/chosen/rejected rows for DPO, not LLaMA-Factory's single user turn.
 
@@ -319,7 +319,7 @@ def train_dpo(
     SFT policy, the reference DPO's derivation assumes (the chosen/rejected log-ratios measure
     movement away from where DPO started), at the cost of one extra LoRA's memory.
     ``dpo.reference = "base"`` deletes that copy, so the reference is the base model with
-    adapters disabled — what the authors' LLaMA-Factory run did (PETOOLBENCH.md §4) — for a
+    adapters disabled — what the authors' LLaMA-Factory run did (docs/petoolbench.md §4) — for a
     faithful reproduction. Only the trained ``"default"`` adapter is saved.
 
     Args:

@@ -67,7 +67,7 @@ def test_history_rules_on_real_entries_match_the_reference_numbers(tmp_path):
     assert expected_random_accuracy(entries) == pytest.approx(0.46, abs=0.01)
     metrics = evaluate(entries, ["p", "r", "c"], RuleBaseline("rules"), tmp_path, progress=False)
     acc = {row["setting"]: row["tool_acc"] for row in metrics["by_setting"]}
-    assert acc["r"] == pytest.approx(0.95, abs=0.02)  # PETOOLBENCH.md §6: most positive ratings 0.95
+    assert acc["r"] == pytest.approx(0.95, abs=0.02)  # docs/petoolbench.md §6: most positive ratings 0.95
     assert acc["c"] == pytest.approx(0.40, abs=0.02)  # latest tool 0.40
     assert 0.68 <= acc["p"] <= 0.78  # most frequent 0.70 (ties drawn at random here)
 

@@ -3,7 +3,7 @@
 
 from typing import Any, Callable
 
-from petool.appconfig import AppConfig
+from petool.appconfig import AppConfig, env_table
 from petool.runs import training_logs
 from petool.ui.render import CSS, esc
 from petool.ui.services import Services
@@ -47,8 +47,6 @@ def header(config: AppConfig, services: Services) -> str:
 
 def about(config: AppConfig, services: Services) -> str:
     """Markdown of the configuration, the model's resolution and the store."""
-    from petool.appconfig import __doc__ as env_doc
-
     model = services.model.describe()
     try:
         from petool.models import resolve_model
@@ -67,7 +65,7 @@ def about(config: AppConfig, services: Services) -> str:
         "- store: " + ", ".join(f"{k} {v}" for k, v in stats.items()),
         "",
         "### Environment variables",
-        (env_doc or "").split("\n\n", 1)[-1],
+        env_table(),
     ])
 
 

@@ -353,7 +353,7 @@ def build(services: Services, entry_state, annotator, session):
     # Verdicts skip the queue (queue=False): a label is a quick write, and must neither wait
     # behind model calls nor be refused as "queue full" while visitors wait for the model.
     # The browser then posts them straight to /gradio_api/run/label_*; gradio_client always
-    # goes through the queue (see README, "Access control and limits").
+    # goes through the queue (see docs/app.md, "Access control and limits").
     for v, btn in btns.items():
         labelled = btn.click(on_verdict(v), [result_state, annotator, tags, comment, gold, problem, session],
                              [result_state, html_a, html_b, summary, tags, comment, gold], api_name=f"label_{v}", queue=False)
