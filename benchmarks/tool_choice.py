@@ -1,7 +1,7 @@
 """Tool choice in the shortlist style: the model alone, the ranking alone, and both fused.
 
 petool's default decoding picks the tool as a whole: the model's log-likelihood of each
-shortlisted name plus ``w`` times the log prior of the name's rank (petool.evidence). This script
+shortlisted name plus ``w`` times the log prior of the name's rank (petool.ranking). This script
 scores every shortlisted name once per entry and setting, then prints tool accuracy for each
 weight ``w`` (0: the model alone; "rank 1": the ranking alone), so the weight is chosen on
 generated entries and only then read on real ones.
@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from petool.decoding import choose_tool  # noqa: E402
-from petool.evidence import GOLD_RANK_SHARE, rank_candidates, rank_keys, rank_log_prior, tied_ranks  # noqa: E402
+from petool.ranking import GOLD_RANK_SHARE, rank_candidates, rank_keys, rank_log_prior, tied_ranks  # noqa: E402
 
 WEIGHTS = (0.0, 0.25, 0.5, 1.0, 2.0, 2.5, 4.0)
 

@@ -303,7 +303,7 @@ def test_stated_optional_parameters_are_in_the_call_and_the_text():
 
 
 def test_copied_clusters_show_one_api_name_among_the_equivalents():
-    from petool.evidence import api_name
+    from petool.ranking import api_name
 
     catalog = load_catalog()
     def shares(cfg):
