@@ -33,6 +33,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from petool.catalog import load_catalog  # noqa: E402
+from petool.catalog_variants import base_cluster  # noqa: E402
 from petool.decoding import choose_tool  # noqa: E402
 from petool.ranking import GOLD_RANK_SHARE, rank_candidates, rank_keys, rank_log_prior, tied_ranks  # noqa: E402
 
@@ -49,7 +51,6 @@ def unseen_generated(n: int, seed: int, train_seed: int, train_entries: int, tra
     with twins) a cluster counts as seen if either build used it or its base cluster, so a twin
     of a trained cluster is left out too."""
     from petool.bench import BuildConfig, build_entries
-    from petool.catalog import base_cluster, load_catalog
 
     catalog = load_catalog()
     train, _ = build_entries(catalog, BuildConfig(seed=train_seed, n_train=train_entries, n_test=train_heldout))

@@ -35,8 +35,9 @@ import urllib.request
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from petool.catalog import (API, ATTRIBUTE_LABELS, Catalog, base_cluster, contributions, load_catalog, parameter_words, render_template,
-                            score_tool, with_copied_apis, with_narrowed_apis)
+from petool.catalog import API, ATTRIBUTE_LABELS, Catalog, contributions, load_catalog, render_template, score_tool
+from petool.catalog_variants import base_cluster, with_copied_apis, with_narrowed_apis
+from petool.phrasing import _as_text, add_clauses, optional_clause
 from petool.schema import SETTINGS, Entry, PreferenceExample, Tool, ToolCall, Turn, extends_name, provider_of
 
 PROFILES: dict[str, dict[str, float] | None] = {
@@ -76,8 +77,8 @@ class BuildConfig:
     p_turn_is_example: float = 0.5  # a history turn = its API's example, else a fresh phrasing
     p_minimal_template: float = 0.2  # query uses a template stating the fewest values
     p_optional_stated: float = 0.45  # each optional parameter an instruction leaves out is stated after all (real golds: 1.66 parameters per call)
-    p_copied_cluster: float = 0.0  # share of clusters made one API copied under several tools (catalog.with_copied_apis; real: 48 of 52)
-    p_narrowed_cluster: float = 0.0  # share of clusters given a twin narrowed by one parameter, "GetNews" / "GetNewsByTopic" (catalog.with_narrowed_apis)
+    p_copied_cluster: float = 0.0  # share of clusters made one API copied under several tools (catalog_variants.with_copied_apis; real: 48 of 52)
+    p_narrowed_cluster: float = 0.0  # share of clusters given a twin narrowed by one parameter, "GetNews" / "GetNewsByTopic" (catalog_variants.with_narrowed_apis)
     tool_comb: tuple = (2, 37)  # size range of a user's preferred tool set per entry
     n_users: int = 400
     hard_negative_share: float = 0.5  # DPO: share of entries that also get a wrong-parameter pair
@@ -268,53 +269,6 @@ def phrase(api: API, catalog: Catalog, rng: random.Random, masked: bool, p_examp
     return text, params, t_index
 
 
-_SORT, _PAGE = {"sort", "order", "sortby", "orderby"}, {"page", "pageno", "pagenumber"}
-_LIMIT = {"limit", "size", "count", "max", "results", "pagesize", "perpage", "num", "top"}
-
-
-def optional_clause(name: str, value, rng: random.Random) -> str:
-    """A short clause stating one parameter's value, worded after the parameter's name.
-
-    Example:
-        >>> optional_clause("sortBy", "price_asc", random.Random(0))
-        'ordered by price_asc'
-    """
-    label = parameter_words(name)
-    key = label.replace(" ", "")
-    shown = _as_text(value)
-    if isinstance(value, bool):
-        return rng.choice([f"with {label} {'on' if value else 'off'}", f"{label} set to {'true' if value else 'false'}"])
-    if key in _SORT or label.startswith("sort"):
-        return rng.choice([f"sorted by {shown}", f"ordered by {shown}"])
-    if key in _PAGE:
-        return rng.choice([f"on page {shown}", f"page {shown}"])
-    if key in _LIMIT or label.endswith(("limit", "size", "count")):
-        return rng.choice([f"with {label} {shown}", f"limited to {shown} results", f"{label} {shown}"])
-    if key in {"lang", "language", "locale", "hl"}:
-        return rng.choice([f"in language {shown}", f"with {label} {shown}"])
-    if key in {"country", "region", "market", "gl"}:
-        return rng.choice([f"for {label} {shown}", f"in {label} {shown}"])
-    if key in {"currency", "cur"}:
-        return rng.choice([f"in {shown} currency", f"with currency {shown}"])
-    return rng.choice([f"with {label} {shown}", f"{label} {shown}", f"with {label} set to {shown}", f"using {label} {shown}"])
-
-
-def add_clauses(text: str, clauses: list[str]) -> str:
-    """Append clauses before the sentence's closing punctuation.
-
-    Example:
-        >>> add_clauses("List hotels in Rome.", ["sorted by price", "on page 2"])
-        'List hotels in Rome, sorted by price and on page 2.'
-    """
-    if not clauses:
-        return text
-    body = text.rstrip()
-    end = body[-1] if body and body[-1] in ".?!" else ""
-    body = body[:-1] if end else body
-    tail = clauses[0] if len(clauses) == 1 else ", ".join(clauses[:-1]) + " and " + clauses[-1]
-    return f"{body}, {tail}{end or '.'}"
-
-
 def fill_template(api: API, t_index: int, catalog: Catalog, rng: random.Random, tool_text: str, values: dict | None = None) -> tuple[str, dict]:
     """Render template ``t_index`` of ``api``; ``values`` (slot -> value) reuses given values."""
     by_slot = {api.slots.get(p.name, p.name): p.name for p in api.params}
@@ -360,14 +314,6 @@ class Paraphraser:
             self.kept += 1
             return text
         return out
-
-
-def _as_text(v) -> str:
-    if isinstance(v, list):
-        return ", ".join(str(x) for x in v)
-    if isinstance(v, dict):
-        return ", ".join(f"{k}={json.dumps(x)}" for k, x in v.items())
-    return str(v)
 
 
 # ---------------------------------------------------------------- entries

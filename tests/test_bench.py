@@ -15,11 +15,14 @@ import pytest
 
 from petool.bench import (
     PROFILES, BuildConfig, Paraphraser, build, build_entries, dpo_negatives, explain_preference, make_user,
-    add_clauses, negative_kind, optional_clause, phrase, preferred_api, split_clusters,
+    negative_kind, phrase, preferred_api, split_clusters,
 )
 from petool.catalog import load_catalog
+from petool.catalog_variants import base_cluster, with_narrowed_apis
 from petool.formats import load_entries
+from petool.phrasing import add_clauses, optional_clause
 from petool.prompts import INSTRUCTION_FIELDS, render_system_prompt
+from petool.ranking import api_name
 from petool.schema import provider_of
 
 SMALL = Path(__file__).resolve().parent / "fixtures" / "catalog_small.json"
@@ -303,8 +306,6 @@ def test_stated_optional_parameters_are_in_the_call_and_the_text():
 
 
 def test_copied_clusters_show_one_api_name_among_the_equivalents():
-    from petool.ranking import api_name
-
     catalog = load_catalog()
     def shares(cfg):
         _, test = build_entries(catalog, cfg)
@@ -333,8 +334,6 @@ def test_narrowed_twins_are_listed_with_the_ground_truth_and_phrased_with_their_
 
 
 def test_narrowed_twins_follow_their_cluster_in_the_split():
-    from petool.catalog import base_cluster, with_narrowed_apis
-
     catalog = load_catalog()
     config = BuildConfig(seed=11, n_train=900, n_test=60)
     train, test = split_clusters(catalog, config)
