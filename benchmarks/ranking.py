@@ -1,9 +1,9 @@
 """How often the evidence ranking puts the ground truth first (and in the prompt's shortlist), by
 setting and by the weight of likeness to the tools the user turned away from
-(`petool.evidence.REJECTED_LIKENESS_WEIGHT`) or, with `--vary cohesion`, of likeness to another
-tool's candidate where the history turns none away (`petool.evidence.COHESION_WEIGHT`), or, with
+(`petool.ranking.REJECTED_LIKENESS_WEIGHT`) or, with `--vary cohesion`, of likeness to another
+tool's candidate where the history turns none away (`petool.ranking.COHESION_WEIGHT`), or, with
 `--vary unaddressed --weights 0,1`, whether candidates needing a web address the query lacks go
-last (`petool.evidence.DEMOTE_UNADDRESSED`).
+last (`petool.ranking.DEMOTE_UNADDRESSED`).
 
 The weight is chosen on generated entries; `--copied` sets the share of functional clusters
 built as one API copied under several tools, as PEToolBench's are (48 of the 52 clusters of the
@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import petool.evidence as evidence  # noqa: E402
+from petool import ranking  # noqa: E402
 from petool.prompts import SHORTLIST_SIZE  # noqa: E402
 
 # which module setting --vary sets; DEMOTE_UNADDRESSED is on or off (--weights 0,1)
@@ -37,7 +37,7 @@ def gold_rank_shares(entries: list, settings: str) -> dict[str, tuple[float, flo
     out = {}
     for s in settings:
         rows = [e for e in entries if s in e.settings]
-        ranks = [[t.name for t, _, _ in evidence.rank_candidates(e, s)].index(e.ground_truth.tool_name) for e in rows]
+        ranks = [[t.name for t, _, _ in ranking.rank_candidates(e, s)].index(e.ground_truth.tool_name) for e in rows]
         n = max(len(rows), 1)
         out[s] = (100 * sum(r == 0 for r in ranks) / n, 100 * sum(r < SHORTLIST_SIZE for r in ranks) / n)
     return out
@@ -69,7 +69,7 @@ def main() -> None:
     print("| weight | " + " | ".join(head) + " |")
     print("|---" * (len(head) + 1) + "|")
     for weight in map(float, args.weights.split(",")):
-        setattr(evidence, WEIGHTS[args.vary], weight)
+        setattr(ranking, WEIGHTS[args.vary], weight)
         cells = list(gold_rank_shares(generated, settings).values()) + (list(gold_rank_shares(real, settings).values()) if real else [])
         print(f"| {weight:g} | " + " | ".join(f"{first:.1f} / {listed:.1f}" for first, listed in cells) + " |", flush=True)
 

@@ -1,7 +1,7 @@
 """Tool choice in the shortlist style: the model alone, the ranking alone, and both fused.
 
 petool's default decoding picks the tool as a whole: the model's log-likelihood of each
-shortlisted name plus ``w`` times the log prior of the name's rank (petool.evidence). This script
+shortlisted name plus ``w`` times the log prior of the name's rank (petool.ranking). This script
 scores every shortlisted name once per entry and setting, then prints tool accuracy for each
 weight ``w`` (0: the model alone; "rank 1": the ranking alone), so the weight is chosen on
 generated entries and only then read on real ones.
@@ -33,8 +33,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from petool.catalog import load_catalog  # noqa: E402
+from petool.catalog_variants import base_cluster  # noqa: E402
 from petool.decoding import choose_tool  # noqa: E402
-from petool.evidence import GOLD_RANK_SHARE, rank_candidates, rank_keys, rank_log_prior, tied_ranks  # noqa: E402
+from petool.ranking import GOLD_RANK_SHARE, rank_candidates, rank_keys, rank_log_prior, tied_ranks  # noqa: E402
 
 WEIGHTS = (0.0, 0.25, 0.5, 1.0, 2.0, 2.5, 4.0)
 
@@ -49,7 +51,6 @@ def unseen_generated(n: int, seed: int, train_seed: int, train_entries: int, tra
     with twins) a cluster counts as seen if either build used it or its base cluster, so a twin
     of a trained cluster is left out too."""
     from petool.bench import BuildConfig, build_entries
-    from petool.catalog import base_cluster, load_catalog
 
     catalog = load_catalog()
     train, _ = build_entries(catalog, BuildConfig(seed=train_seed, n_train=train_entries, n_test=train_heldout))

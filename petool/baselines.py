@@ -13,6 +13,7 @@ import re
 import time
 from collections import Counter
 
+from petool.ranking import rank_candidates
 from petool.schema import Entry, Generation, Tool, ToolCall, provider_of
 
 BASELINES = {
@@ -22,7 +23,7 @@ BASELINES = {
     "latest": "the cluster option whose tool was used last in the history",
     "rules": "the rule that fits the setting: frequent (p), ratings (r), latest (c), random (none)",
     "nohistory": "the candidate whose name and description share most words with the query",
-    "evidence": "no oracle: the best-fitting candidates (petool.evidence), then the history's preference",
+    "evidence": "no oracle: the best-fitting candidates (petool.ranking), then the history's preference",
 }
 
 
@@ -52,8 +53,6 @@ class RuleBaseline:
         if self.rule == "nohistory":
             return _best_overlap(entry) if entry.candidates else None
         if self.rule == "evidence":
-            from petool.evidence import rank_candidates
-
             return rank_candidates(entry, setting)[0][0] if entry.candidates else None
         options = entry.cluster_candidates() or entry.candidates
         if not options:

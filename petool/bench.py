@@ -34,14 +34,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from petool import formats
-from petool.catalog import (
-    API,
-    Catalog,
-    base_cluster,
-    load_catalog,
-    with_copied_apis,
-    with_narrowed_apis,
-)
+from petool.catalog import API, Catalog, load_catalog
+from petool.catalog_variants import base_cluster, with_copied_apis, with_narrowed_apis
 from petool.pairs import map_parameters, preference_examples
 from petool.phrasing import MASK, Paraphraser, fill_template, phrase
 from petool.schema import SETTINGS, Entry, ToolCall, Turn, extends_name, provider_of
@@ -69,8 +63,8 @@ class BuildConfig:
     p_turn_is_example: float = 0.5  # a history turn = its API's example, else a fresh phrasing
     p_minimal_template: float = 0.2  # query uses a template stating the fewest values
     p_optional_stated: float = 0.45  # each optional parameter an instruction leaves out is stated after all (real golds: 1.66 parameters per call)
-    p_copied_cluster: float = 0.0  # share of clusters made one API copied under several tools (catalog.with_copied_apis; real: 48 of 52)
-    p_narrowed_cluster: float = 0.0  # share of clusters given a twin narrowed by one parameter, "GetNews" / "GetNewsByTopic" (catalog.with_narrowed_apis)
+    p_copied_cluster: float = 0.0  # share of clusters made one API copied under several tools (catalog_variants.with_copied_apis; real: 48 of 52)
+    p_narrowed_cluster: float = 0.0  # share of clusters given a twin narrowed by one parameter, "GetNews" / "GetNewsByTopic" (catalog_variants.with_narrowed_apis)
     tool_comb: tuple = (2, 37)  # size range of a user's preferred tool set per entry
     n_users: int = 400
     hard_negative_share: float = 0.5  # DPO: share of entries that also get a wrong-parameter pair

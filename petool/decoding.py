@@ -61,7 +61,7 @@ def call_schema(candidates: list[Tool], echoed: dict[str, dict] | None = None) -
     """JSON schema of a call to one of ``candidates``: parameters in declared order, the tool's
     required ones always present, values of their declared type (``value_schema``).
 
-    ``echoed`` (``{tool name: {parameter: value}}``, ``evidence.echoed_values``) lets those
+    ``echoed`` (``{tool name: {parameter: value}}``, ``query.echoed_values``) lets those
     parameters also take their value's own JSON type: the user's earlier call for the same
     instruction wrote it so (``"start": "1"`` under NUMBER), and so does the ground truth.
 
@@ -320,7 +320,7 @@ def _accept_text(matcher, tokenizer, texts) -> list[int]:
 
 def _as_written(value) -> tuple[str, ...]:
     # a JSON string first; as written where the grammar wants a number or a boolean. A value
-    # that is not a string (an earlier call's, evidence.echoed_values) keeps its own JSON type.
+    # that is not a string (an earlier call's, query.echoed_values) keeps its own JSON type.
     if not isinstance(value, str):
         return (json.dumps(value, ensure_ascii=False),)
     return json.dumps(value, ensure_ascii=False), value
@@ -457,7 +457,7 @@ def constrained_generate(model, tokenizer, prompt_ids: list[int], matcher, max_n
             extend one another share their best likelihood), then decoding continues. Greedy
             token-by-token choice picks a name by its first differing token; scoring whole names
             lets a prior weigh in. None: token by token.
-        stated: values the instruction states (``evidence.stated_values``), lower-cased.
+        stated: values the instruction states (``query.stated_values``), lower-cased.
         close_penalty: holds the parameters to what the instruction states. While some stated
             value is not yet in them and the model's choice would close them, the likeliest
             allowed token that goes on (a "," before the next parameter, or the first
@@ -469,8 +469,8 @@ def constrained_generate(model, tokenizer, prompt_ids: list[int], matcher, max_n
             close-or-go-on choice moves (a penalty on closing alone would lengthen a number
             instead: "page": 1.00000000e+00). 0 turns all of this off.
         named_values: ``{tool name: {parameter: value}}`` for the parameters whose value the
-            instruction names (``evidence.named_values``; an earlier call's for the same
-            instruction, ``evidence.echoed_values``, keep their JSON type). Under the close penalty,
+            instruction names (``query.named_values``; an earlier call's for the same
+            instruction, ``query.echoed_values``, keep their JSON type). Under the close penalty,
             wherever the model would open the next parameter or close them (outside a string
             value) while one of the chosen tool's is not yet written, that parameter goes in
             with its value instead (the first one the grammar still allows), so it keeps its

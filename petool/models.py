@@ -17,7 +17,7 @@ Two generation modes:
   (never candidates or query), and decoding is constrained to a call on a candidate
   (petool.decoding), greedy, stopping when the call is complete. The tool is chosen as a whole
   name by the model's log-likelihood, plus, in the ``shortlist`` style, ``rank_prior_weight``
-  times the log prior of its rank (petool.evidence.rank_log_prior).
+  times the log prior of its rank (petool.ranking.rank_log_prior).
 """
 
 from __future__ import annotations
@@ -31,6 +31,8 @@ from pathlib import Path
 from typing import Callable
 
 from petool.prompts import STYLES, build_messages, prompt_candidates
+from petool.query import echoed_values, named_values, stated_values
+from petool.ranking import rank_keys, rank_log_prior, tied_ranks
 from petool.schema import Entry, Generation
 
 log = logging.getLogger(__name__)
@@ -398,7 +400,6 @@ class LocalPredictor:
 
     def _petool(self, entry: Entry, setting: str) -> tuple[str, int, int]:
         from petool.decoding import CallGrammar, close_call, constrained_generate, restore_cut_examples
-        from petool.evidence import echoed_values, named_values, stated_values
 
         t0 = time.perf_counter()
         if self._grammar is None:
@@ -415,8 +416,6 @@ class LocalPredictor:
         # p/r/c); the ranking's prior joins only where the prompt shows candidates in rank order.
         bias = None
         if len(allowed) > 1:
-            from petool.evidence import rank_keys, rank_log_prior, tied_ranks
-
             tied = tied_ranks(rank_keys(entry.query, history, entry.candidates, setting), [t.name for t in allowed])
             prior = rank_log_prior(setting, len(allowed), tied) if self.style == "shortlist" else [0.0] * len(allowed)
             bias = {t.name: self.rank_prior_weight * lp for t, lp in zip(allowed, prior)}

@@ -1,6 +1,9 @@
 """How instructions are worded: parameter values drawn for an API, templates filled, optional
 values stated in clauses, tool names masked, and an optional rewrite by an OpenAI-compatible
 chat endpoint (``Paraphraser``) that never loses a stated value.
+The parameter-wording helpers (``parameter_words``, ``optional_clause``, ``add_clauses``) are
+also used by the catalog variants whose narrowed twins state the parameter they take
+(``petool.catalog_variants``).
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ import random
 import re
 import urllib.request
 
-from petool.catalog import API, Catalog, parameter_words, render_template
+from petool.catalog import API, Catalog, render_template
 
 MASK = "..."
 _SLOTS = re.compile(r"\{(?!tool\})\w+")
@@ -78,6 +81,16 @@ def phrase(api: API, catalog: Catalog, rng: random.Random, masked: bool, p_examp
             clauses.append(optional_clause(p.name, params[p.name], rng))
         text = add_clauses(text, clauses)
     return text, params, t_index
+
+
+def parameter_words(name: str) -> str:
+    """A parameter's name as lower-case words, for instructions and descriptions.
+
+    Example:
+        >>> parameter_words("sortBy"), parameter_words("start_date"), parameter_words("img2")
+        ('sort by', 'start date', 'img 2')
+    """
+    return " ".join(w.lower() for w in re.findall(r"[A-Za-z][a-z]*|[0-9]+", name)) or name
 
 
 _SORT, _PAGE = {"sort", "order", "sortby", "orderby"}, {"page", "pageno", "pagenumber"}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 
+from petool.ranking import fit_scores, history_evidence, rank_tools
 from petool.schema import Entry, Tool, Turn, provider_of
 
 TASK_WITH_HISTORY = (
@@ -105,8 +106,6 @@ def prompt_candidates(entry: Entry, setting: str, style: str = "paper", history:
     ``shortlist`` style shows only the best ranked few. Structured decoding allows exactly these."""
     if style != "shortlist":
         return entry.candidates
-    from petool.evidence import rank_tools
-
     turns = entry.history(setting) if history is None and setting != "none" else (history or [])
     return [t for t, _, _ in rank_tools(entry.query, turns, entry.candidates, setting)[:SHORTLIST_SIZE]]
 
@@ -156,7 +155,7 @@ def _loads(text: str, what: str) -> list:
 # The same task in about a fifth of the tokens, with the evidence spelled out per candidate: a
 # 135M model cannot match a query to a function or count a tool's uses in a 20-turn JSON history
 # unaided (BRIEF.md, feasibility probe), but it can learn to read "fit 93%, liked 2, disliked 0".
-# The numbers come from petool.evidence, so the prompt stays a pure function of its inputs.
+# The numbers come from petool.ranking, so the prompt stays a pure function of its inputs.
 
 COMPACT_TASK = "Pick the one tool call that fulfils the user's instruction and fits the user's preferences."
 COMPACT_TASK_WITHOUT_HISTORY = "Pick the one tool call that fulfils the user's instruction."
@@ -266,8 +265,6 @@ def compact_prompt(setting: str, history: list[Turn], candidates: list[Tool], qu
            parameters: none
         Answer with only the call as one line of JSON: {"tool_name": "<name from the list>", "parameters": {"parameter": value}}
     """
-    from petool.evidence import fit_scores, history_evidence
-
     head = compact_head(setting, len(history))
     fit = fit_scores(query, candidates) if query is not None else {}
     if query is not None:
@@ -282,7 +279,7 @@ def compact_prompt(setting: str, history: list[Turn], candidates: list[Tool], qu
 
 # --- shortlist style -----------------------------------------------------------------------
 # The compact style's facts for only the few candidates the evidence ranks highest, best first:
-# a retrieve-then-pick split. The ranking (petool.evidence.rank_tools) does the counting; the
+# a retrieve-then-pick split. The ranking (petool.ranking.rank_tools) does the counting; the
 # model confirms the choice among a handful and fills the parameters from the instruction, in a
 # prompt of ~300 tokens instead of ~800 (compact) or ~3,400 (paper).
 
@@ -305,8 +302,6 @@ def shortlist_prompt(setting: str, history: list[Turn], candidates: list[Tool], 
            fit: 100%
         Answer with only the call as one line of JSON: {"tool_name": "<name from the list>", "parameters": {"parameter": value}}
     """
-    from petool.evidence import rank_tools
-
     head = compact_head(setting, len(history))
     if size < 1:
         raise ValueError(f"a shortlist needs at least one candidate, got size {size}")

@@ -14,8 +14,11 @@ import pytest
 
 from petool.bench import BuildConfig, build, build_entries, split_clusters
 from petool.catalog import load_catalog
+from petool.catalog_variants import base_cluster, with_narrowed_apis
 from petool.formats import load_entries
+from petool.phrasing import add_clauses, optional_clause
 from petool.prompts import INSTRUCTION_FIELDS, render_system_prompt
+from petool.ranking import api_name
 from petool.schema import provider_of
 from petool.users import PROFILES
 from tests.fake_llm import FakeLLM, running_fake_llm
@@ -189,8 +192,6 @@ def test_rule_baselines_behave_as_on_real_data(shipped_entries):
 
 
 def test_copied_clusters_show_one_api_name_among_the_equivalents():
-    from petool.evidence import api_name
-
     catalog = load_catalog()
     def shares(cfg):
         _, test = build_entries(catalog, cfg)
@@ -219,8 +220,6 @@ def test_narrowed_twins_are_listed_with_the_ground_truth_and_phrased_with_their_
 
 
 def test_narrowed_twins_follow_their_cluster_in_the_split():
-    from petool.catalog import base_cluster, with_narrowed_apis
-
     catalog = load_catalog()
     config = BuildConfig(seed=11, n_train=900, n_test=60)
     train, test = split_clusters(catalog, config)

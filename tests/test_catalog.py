@@ -13,8 +13,9 @@ import pytest
 
 from petool.catalog import (
     DEFAULT_CATALOG, CatalogError, attribute_goodness, import_toolbench, load_catalog, parse_catalog,
-    render_template, score_tool, validate_catalog, with_copied_apis, with_narrowed_apis,
+    render_template, score_tool, validate_catalog,
 )
+from petool.catalog_variants import narrowed_name, with_copied_apis, with_narrowed_apis
 
 ROOT = Path(__file__).resolve().parent.parent
 SMALL = ROOT / "tests" / "fixtures" / "catalog_small.json"
@@ -260,6 +261,4 @@ def test_narrowed_twins_take_one_optional_parameter_as_required_under_a_name_tha
     ("v2", "big city", "v2ByBigCity"),
 ])
 def test_narrowed_name_table(name, label, expected):
-    from petool.catalog import narrowed_name
-
     assert narrowed_name(name, label) == expected

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from petool.evidence import rank_tools
+from petool.ranking import rank_tools
 from petool.prompts import SHORTLIST_SIZE, STYLES, prompt_candidates, render_system_prompt, shortlist_prompt
 from petool.schema import Parameter, Tool
 from tests.fixtures.entries import WEATHER_A, WEATHER_B, empty_history_entry, weather_entry
