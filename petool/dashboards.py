@@ -7,7 +7,6 @@ setting, tool_ok, params_ok, error, category, history_length) and label rows
 
 from __future__ import annotations
 
-import random
 from collections import Counter, defaultdict
 from typing import Iterable
 
@@ -46,8 +45,15 @@ def bootstrap_ci(outcomes: list[float], n_boot: int = 2000, level: float = 0.95,
         return nan, nan, nan
     if not 0 < level < 1:
         raise ValueError(f"level must be in (0, 1), got {level!r}")
-    rng = random.Random(seed)
-    means = sorted(sum(rng.choices(outcomes, k=n)) / n for _ in range(n_boot))
+    import numpy as np
+
+    # A resample with replacement is fully described by how many times it drew each distinct
+    # value, and those counts are multinomial: drawing them costs O(n_boot) instead of
+    # O(n_boot * n), so the win-rate figure stays cheap however many labels there are.
+    values = sorted(set(outcomes))
+    counts = Counter(outcomes)
+    draws = np.random.default_rng(seed).multinomial(n, [counts[v] / n for v in values], size=n_boot)
+    means = sorted(float(m) for m in draws @ np.asarray(values, dtype=float) / n)
     tail = (1 - level) / 2
     lo = means[int(tail * (n_boot - 1))]
     hi = means[int(round((1 - tail) * (n_boot - 1)))]

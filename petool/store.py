@@ -8,9 +8,11 @@ migrations below, each applied once and recorded in ``_migrations``.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 import threading
+import weakref
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -200,12 +202,29 @@ def _retry_when_locked(fn: Callable[[], None], seconds: float = 30.0) -> None:
             time.sleep(0.05)
 
 
+LABEL_SUMMARY_COLUMNS = (
+    "id", "annotator", "created", "entry_key", "setting", "query", "prompt", "model_a", "model_b",
+    "call_a", "call_b", "raw_a", "raw_b", "blind", "verdict", "gold_call",
+)
+"""What the pairs and the dashboards read of a label: everything but its stored entry, tags and comment."""
+
+CACHE_KEYS = 256
+"""Derived views kept at once (one per view and filter choice); the oldest goes first."""
+
+
 class Store:
     """One SQLite file (or ``":memory:"``) with petool's tables.
 
-    One connection per Store, shared by threads under a lock: SQLite serialises writers anyway,
-    and a lock keeps each transaction short and whole. Other processes (a training job) write
-    through their own Store; WAL lets them read while we write.
+    Writes go through one connection (``db``) under a lock: SQLite serialises writers anyway,
+    and the lock keeps each transaction short and whole. Reads go through a connection of their
+    own per thread, so a long read never waits on the lock nor holds it: in WAL mode a reader
+    sees the last commit while the writer goes on. (An in-memory database exists on one
+    connection only, so there reads share the writer's.) Other processes (a training job)
+    write through their own Store.
+
+    Derived views (the DPO pairs, dashboard figures) are cached against what they were
+    computed from (``memo``), so a page that many visitors reload costs one computation per
+    change of the data, not one per request.
     """
 
     def __init__(self, path: str | Path = ":memory:"):
@@ -217,6 +236,16 @@ class Store:
         conn = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
         self.db = sqlite_utils.Database(conn)
         self._lock = threading.RLock()
+        self._local = threading.local()
+        self._readers: list[tuple[weakref.ref, sqlite3.Connection]] = []
+        self._readers_lock = threading.Lock()
+        self._version_conn: sqlite3.Connection | None = None
+        self._version_lock = threading.Lock()
+        self._cache: dict = {}
+        self._cache_lock = threading.Lock()
+        self._label_summaries: list[dict] = []
+        self._label_summaries_at: Any = None
+        self._label_summaries_lock = threading.Lock()
         with self._lock:
             self.db.execute("PRAGMA foreign_keys = ON")
             self.db.execute("PRAGMA busy_timeout = 30000")
@@ -228,8 +257,82 @@ class Store:
         self.migrate()
 
     def close(self) -> None:
+        with self._readers_lock:
+            readers, self._readers = self._readers, []
+        for _, conn in readers:
+            conn.close()
+        with self._version_lock:
+            if self._version_conn is not None:
+                self._version_conn.close()
+                self._version_conn = None
         with self._lock:
             self.db.conn.close()
+
+    # -- reading beside the writer
+
+    @property
+    def in_memory(self) -> bool:
+        return self.path == ":memory:"
+
+    def _reader(self) -> sqlite3.Connection | None:
+        """This thread's read-only connection (None for an in-memory database: reads share the writer)."""
+        if self.in_memory:
+            return None
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
+            conn.execute("PRAGMA query_only = ON")
+            conn.execute("PRAGMA busy_timeout = 30000")
+            self._local.conn = conn
+            with self._readers_lock:
+                # A server's worker threads come and go: close the connections of finished ones.
+                alive = []
+                for ref, other in self._readers:
+                    thread = ref()
+                    if thread is None or not thread.is_alive():
+                        other.close()
+                    else:
+                        alive.append((ref, other))
+                self._readers = [*alive, (weakref.ref(threading.current_thread()), conn)]
+        return conn
+
+    def version(self) -> Any:
+        """A value that changes whenever anything is committed to the database, by this Store or
+        by any other connection or process (``PRAGMA data_version`` on a connection of its own,
+        which therefore sees this Store's writes as another connection's)."""
+        if self.in_memory:
+            with self._lock:
+                return ("memory", self.db.conn.total_changes)
+        with self._version_lock:
+            if self._version_conn is None:
+                self._version_conn = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
+                self._version_conn.execute("PRAGMA query_only = ON")
+            return self._version_conn.execute("PRAGMA data_version").fetchone()[0]
+
+    def memo(self, key: Any, stamp: Any, compute: Callable[[], Any]) -> Any:
+        """``compute()``, cached under ``key`` for as long as ``stamp`` (what it was derived from:
+        a version, a last label id, a fingerprint) stays the same. Callers asking for the same key
+        at once wait for one computation instead of each running their own."""
+        with self._cache_lock:
+            slot = self._cache.get(key)
+            if slot is None:
+                slot = self._cache[key] = {"lock": threading.Lock(), "stamp": None, "value": None, "ready": False}
+            else:  # most recently used last, so the oldest is dropped first
+                self._cache[key] = self._cache.pop(key)
+            if slot["ready"] and slot["stamp"] == stamp:
+                return slot["value"]
+            while len(self._cache) > CACHE_KEYS:
+                self._cache.pop(next(iter(self._cache)))
+        with slot["lock"]:
+            if slot["ready"] and slot["stamp"] == stamp:
+                return slot["value"]
+            value = compute()
+            slot.update(stamp=stamp, value=value, ready=True)
+            return value
+
+    def cached(self, key: Any, compute: Callable[[], Any]) -> Any:
+        """``compute()`` once per change of the database (``version``), under ``key``."""
+        return self.memo(key, self.version(), compute)
 
     # -- schema
 
@@ -274,8 +377,13 @@ class Store:
             return {t: [c.name for c in self.db[t].columns] for t in sorted(self.db.table_names())}
 
     def _rows(self, sql: str, params: Iterable = ()) -> list[dict]:
-        with self._lock:
-            return list(self.db.query(sql, list(params)))
+        conn = self._reader()
+        if conn is None:
+            with self._lock:
+                return list(self.db.query(sql, list(params)))
+        cur = conn.execute(sql, list(params))
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, row)) for row in cur.fetchall()]
 
     def _insert(self, table: str, row: dict) -> int:
         with self._lock, self.db.conn:
@@ -414,8 +522,8 @@ class Store:
         return run_row["id"]
 
     def schema_columns(self, table: str) -> list[str]:
-        with self._lock:
-            return [c.name for c in self.db[table].columns]
+        # Read beside the writer: a filter check must not queue behind a long import.
+        return [r["name"] for r in self._rows("SELECT name FROM pragma_table_info(?) ORDER BY cid", [table])]
 
     def import_run(self, run_dir: str | Path, run_id: str | None = None, with_entries: bool = True) -> str:
         """Load a ``petool eval`` output folder (config.json, metrics.json, predictions.jsonl).
@@ -518,6 +626,25 @@ class Store:
                 r[k] = None if r[k] is None else bool(r[k])
         return rows
 
+    def prediction_summaries(self) -> tuple[list[dict], str]:
+        """Every prediction's scored columns (no raw output, no call) in id order, and a
+        fingerprint of them and of the runs, so views derived from them are recomputed only when
+        these change (labels being added elsewhere do not count). Cached per database change."""
+        return self.cached("prediction_summaries", self._prediction_summaries)
+
+    def _prediction_summaries(self) -> tuple[list[dict], str]:
+        columns = ("id", "run_id", "entry_id", "setting", "model", "tool_ok", "params_ok", "error", "category",
+                   "history_length")
+        rows = self._rows(f"SELECT {', '.join(columns)} FROM predictions ORDER BY id")
+        runs = self._rows("SELECT id, model, scorer_version, benchmark_version, created FROM runs ORDER BY id")
+        digest = hashlib.blake2b(digest_size=16)
+        for row in (*runs, *rows):
+            digest.update(repr(tuple(row.values())).encode())
+        for r in rows:
+            for k in ("tool_ok", "params_ok"):
+                r[k] = None if r[k] is None else bool(r[k])
+        return rows, digest.hexdigest()
+
     def run_entry(self, run_id: str, entry_id: str) -> Entry | None:
         """The entry a run's prediction refers to: the run's own copy, else any saved one."""
         return self.get_entry(key=str(entry_id), source=f"run:{run_id}") or self.get_entry(key=str(entry_id))
@@ -595,16 +722,56 @@ class Store:
             r["blind"] = bool(r["blind"])
         return rows
 
+    def label_summaries(self) -> list[dict]:
+        """Every label, oldest first, without its entry, tags and comment, read incrementally.
+
+        Labels are append-only (triggers refuse UPDATE and DELETE), so a label once read never
+        changes: each call reads only the labels added since the last one, and the stored entry
+        (tens of KB of JSON per label) is never loaded, only its ground truth and split. The
+        ``entry`` field is that small dict, enough for ``pairs.pairs_from_labels``. The rows are
+        shared between callers: read them, never change them.
+        """
+        version = self.version()
+        with self._label_summaries_lock:
+            if self._label_summaries_at != version:
+                last = self._label_summaries[-1]["id"] if self._label_summaries else 0
+                new = self._rows(
+                    f"SELECT {', '.join(LABEL_SUMMARY_COLUMNS)}, json_extract(entry, '$.ground_truth') AS ground_truth, "
+                    "json_extract(entry, '$.extra.split') AS split FROM labels WHERE id > ? ORDER BY id",
+                    [last],
+                )
+                prompts: dict[str, str] = {}  # one string per distinct prompt: many labels share one
+                for r in new:
+                    for k in ("call_a", "call_b", "gold_call"):
+                        r[k] = _loads(r[k])
+                    r["blind"] = bool(r["blind"])
+                    r["prompt"] = prompts.setdefault(r["prompt"], r["prompt"]) if r["prompt"] is not None else None
+                    r["entry"] = {"query": r["query"], "ground_truth": _loads(r.pop("ground_truth")),
+                                  "extra": {"split": r.pop("split")}}
+                # A new list, so a caller still holding the previous one sees it unchanged.
+                self._label_summaries = [*self._label_summaries, *new]
+                self._label_summaries_at = version
+            return self._label_summaries
+
+    def labels_stamp(self) -> int:
+        """The last label's id: labels are append-only, so views derived from them stay valid until it moves."""
+        rows = self.label_summaries()
+        return rows[-1]["id"] if rows else 0
+
     def labelled_keys(self, annotator: str) -> set[tuple[str, str]]:
         """(entry key, setting) pairs this annotator has labelled, for the queue to skip."""
         rows = self._rows("SELECT DISTINCT entry_key, setting FROM labels WHERE annotator = ?", [annotator])
         return {(r["entry_key"], r["setting"]) for r in rows}
 
     def preference_examples(self, policy=None) -> list[PreferenceExample]:
-        """DPO pairs derived from every label by ``pairs.pairs_from_labels``."""
+        """DPO pairs derived from every label by ``pairs.pairs_from_labels``, computed once per
+        new label (and policy), from the labels without their stored entries."""
         from petool.pairs import PairPolicy, pairs_from_labels
 
-        return pairs_from_labels(self.labels(), policy or PairPolicy())
+        policy = policy or PairPolicy()
+        labels = self.label_summaries()
+        stamp = labels[-1]["id"] if labels else 0
+        return list(self.memo(("preference_examples", policy), stamp, lambda: pairs_from_labels(labels, policy)))
 
     # -- training jobs
 
@@ -648,8 +815,9 @@ class Store:
 
     def stats(self) -> dict[str, int]:
         """Row counts per table, for the status line."""
-        with self._lock:
-            return {t: self.db[t].count for t in ("users", "entries", "runs", "predictions", "labels", "train_jobs")}
+        tables = ("users", "entries", "runs", "predictions", "labels", "train_jobs")
+        row = self._rows("SELECT " + ", ".join(f"(SELECT COUNT(*) FROM [{t}]) AS [{t}]" for t in tables))[0]
+        return {t: row[t] for t in tables}
 
 
 def _read_json_file(path: Path) -> dict:

@@ -182,3 +182,123 @@ def test_threads_share_the_store(store):
     for t in threads:
         t.join()
     assert len(store.labels()) == 8
+
+
+# ---------------------------------------------------------------- reading beside the writer
+
+
+def add_pair_label(store, i: int, entry=None, **overrides):
+    """A label that makes its own DPO pair (its prompt is unique)."""
+    e = entry or make_entry(f"e{i}")
+    fields = dict(annotator="ann", entry=e, setting="p", prompt=f"SYS {i}", model_a="base", model_b="tuned",
+                  call_a=ToolCall("<Weather>.<B>.<forecast>", {"city": "Zürich"}), call_b=e.ground_truth, verdict="B")
+    return store.add_label(**{**fields, **overrides})
+
+
+SLOW_READ = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 6000000) SELECT count(*) AS n FROM c"
+"""A read that keeps SQLite busy for seconds (six million rows counted)."""
+
+
+def test_a_long_read_does_not_hold_up_a_label_write(store):
+    """A slow read in one thread (the store's own read path) and a read transaction held open on
+    another connection: a label is still written, and seen by readers, in well under a second."""
+    import threading
+    import time
+
+    add_pair_label(store, 0)
+    other = sqlite3.connect(store.path)
+    other.execute("BEGIN")
+    assert other.execute("SELECT COUNT(*) FROM labels").fetchone()[0] == 1  # holds a read snapshot
+    started, done = threading.Event(), {}
+
+    def long_read():
+        started.set()
+        done["n"] = store._rows(SLOW_READ)[0]["n"]
+        done["at"] = time.monotonic()
+
+    reader = threading.Thread(target=long_read)
+    reader.start()
+    started.wait()
+    time.sleep(0.2)  # the slow read is under way
+    t0 = time.monotonic()
+    add_pair_label(store, 1)
+    seen = len(store.labels())
+    took = time.monotonic() - t0
+    reader.join()
+    other.rollback()
+    other.close()
+    assert took < 1.0 and "at" in done and done["at"] > t0 + took, (took, done)
+    assert done["n"] == 6_000_000 and seen == 2
+
+
+def test_cached_views_follow_writes_from_this_store_and_other_connections(tmp_path):
+    """A derived view is computed once per change, and a write through this Store, a second
+    Store on the same file or another process makes the next read recompute it."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    path = tmp_path / "petool.db"
+    store, other = Store(path), Store(path)
+    computed = []
+
+    def count_pairs():
+        computed.append(1)
+        return len(store.preference_examples())
+
+    try:
+        assert store.cached("n", count_pairs) == 0 and store.cached("n", count_pairs) == 0 and len(computed) == 1
+        add_pair_label(store, 1)
+        assert store.cached("n", count_pairs) == 1 and len(store.preference_examples()) == 1
+        add_pair_label(other, 2)
+        assert store.cached("n", count_pairs) == 2 and len(store.preference_examples()) == 2
+        script = (
+            "import sys; from petool.store import Store; from tests.test_store import add_pair_label; "
+            "s = Store(sys.argv[1]); add_pair_label(s, 3); s.close()"
+        )
+        root = Path(__file__).resolve().parent.parent
+        subprocess.run([sys.executable, "-c", script, str(path)], cwd=root, check=True, timeout=120)
+        assert store.cached("n", count_pairs) == 3 and len(store.preference_examples()) == 3
+        assert len(computed) == 4 and [r["prompt"] for r in store.label_summaries()] == ["SYS 1", "SYS 2", "SYS 3"]
+    finally:
+        other.close()
+        store.close()
+
+
+def test_cache_in_memory_follows_writes():
+    store = Store(":memory:")
+    assert store.preference_examples() == []
+    add_pair_label(store, 1)
+    assert len(store.preference_examples()) == 1 and len(store.label_summaries()) == 1
+    store.close()
+
+
+def test_label_summaries_match_the_labels_without_the_entry(store):
+    e = make_entry()
+    e.extra["split"] = "test"
+    add_pair_label(store, 1, entry=e, gold_call=e.ground_truth, blind=True, tags=["t"], comment="c")
+    add_pair_label(store, 2, raw_a="not a call", call_a=None)
+    full, light = store.labels(), store.label_summaries()
+    assert [r["id"] for r in light] == [r["id"] for r in full]
+    for f, s in zip(full, light):
+        assert {k: v for k, v in f.items() if k not in ("entry", "tags", "comment")} == {k: v for k, v in s.items() if k != "entry"}
+        assert s["entry"] == {"query": f["query"], "ground_truth": f["entry"]["ground_truth"],
+                              "extra": {"split": f["entry"]["extra"].get("split")}}
+    from petool.pairs import PairPolicy, pairs_from_labels
+
+    for policy in (PairPolicy(), PairPolicy(include_test=True), PairPolicy(both_bad="skip")):
+        assert pairs_from_labels(light, policy) == pairs_from_labels(full, policy)
+
+
+def test_prediction_fingerprint_sees_a_replaced_run(store):
+    """Replacing a run's predictions by as many others (same ids reused) changes the fingerprint
+    the dashboards are cached by; adding a label does not."""
+    preds = [{"entry_id": str(i), "setting": "p", "model": "m", "tool_ok": True, "params_ok": True, "error": "ok"} for i in range(3)]
+    store.save_run({"id": "r1"}, preds)
+    rows, before = store.prediction_summaries()
+    assert [r["tool_ok"] for r in rows] == [True, True, True]
+    add_pair_label(store, 1)
+    assert store.prediction_summaries()[1] == before
+    store.save_run({"id": "r1"}, [{**p, "tool_ok": False, "error": "tool:wrong"} for p in preds])
+    rows, after = store.prediction_summaries()
+    assert after != before and [r["tool_ok"] for r in rows] == [False, False, False]

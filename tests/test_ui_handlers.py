@@ -464,3 +464,24 @@ def test_about_draws_the_adapters_training(services, tmp_path):
     assert not missing.data and "nowhere" in missing.layout.annotations[0].text
     services.config.adapter = None
     assert "No adapter configured" in adapter_training_figure(services.config).layout.annotations[0].text
+
+
+def test_pairs_view_pages_show_every_pair_once(services):
+    """250 labels, each its own pair: pages of PAIRS_PAGE_SIZE cover every pair exactly once;
+    a page past the end shows the last one, a bad page the first."""
+    from tests.test_store import add_pair_label
+
+    for i in range(250):
+        add_pair_label(services.store, i)
+    size = export.PAIRS_PAGE_SIZE
+    pages = [export.pair_rows(services, page=p) for p in (1, 2, 3)]
+    sources = [row[0] for rows, _ in pages for row in rows]
+    assert [len(rows) for rows, _ in pages] == [size, size, 250 - 2 * size]
+    assert len(sources) == len(set(sources)) == 250
+    assert {p.source for p in services.store.preference_examples()} == set(sources)
+    assert "250 labels → **250 DPO pairs**" in pages[2][1] and f"Page 3 of 3: pairs {2 * size + 1}–250" in pages[2][1]
+    assert export.pair_rows(services, page=99) == pages[2] and export.pair_rows(services, page=None) == pages[0]
+    assert export.pair_rows(services, page="x") == pages[0]
+    add_pair_label(services.store, 250)
+    rows, msg = export.pair_rows(services, page=3)
+    assert len(rows) == 51 and "251 DPO pairs" in msg

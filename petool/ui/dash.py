@@ -23,9 +23,11 @@ def filter_options(services: Services) -> tuple[list[tuple[str, str]], list[str]
 
 
 def records(services: Services, run_ids: list[str] | None, models: list[str] | None, settings: list[str] | None) -> list[dict]:
-    """Prediction rows of the chosen runs (all when none chosen), filtered by model and setting."""
-    ids = run_ids or [r["id"] for r in services.store.runs()]
-    rows = services.store.predictions(ids)
+    """Prediction rows (scored columns only) of the chosen runs (all when none chosen), filtered by model and setting."""
+    rows, _ = services.store.prediction_summaries()
+    if run_ids:
+        wanted = set(run_ids)
+        rows = [r for r in rows if r["run_id"] in wanted]
     if models:
         rows = [r for r in rows if r.get("model") in models]
     if settings:
@@ -43,21 +45,36 @@ def mixed_versions(services: Services, run_ids: list[str] | None) -> str:
 
 
 def figures(services: Services, run_ids=None, models=None, settings=None) -> tuple:
-    """Every dashboard figure plus the accuracy table and a status line."""
+    """Every dashboard figure plus the accuracy table and a status line.
+
+    The prediction figures are derived once per change of the predictions and runs (and filter
+    choice), the label figures once per new label (``Store.memo``): a page many visitors reload
+    while annotators label costs a label figure per label, never the prediction figures again.
+    """
+    store = services.store
+    _, fingerprint = store.prediction_summaries()
+    chosen = (tuple(run_ids or ()), tuple(models or ()), tuple(settings or ()))
+    recs, predicted = store.memo(("dashboard predictions", chosen), fingerprint,
+                                 lambda: _prediction_figures(services, run_ids, models, settings))
+    labels = store.label_summaries()
+    stamp = labels[-1]["id"] if labels else 0
+    labelled = store.memo("dashboard labels", stamp, lambda: (dash.label_stats_figure(labels), dash.win_rate_figure(labels)))
+    status = f"{recs} predictions from {len(run_ids or []) or 'all'} run(s); {len(labels)} labels. " + predicted[-1]
+    return (*predicted[:-2], *labelled, [list(r) for r in predicted[-2]], status)
+
+
+def _prediction_figures(services: Services, run_ids, models, settings) -> tuple[int, tuple]:
+    """(number of records, (five figures, accuracy table, version warning)) for the chosen runs."""
     recs = records(services, run_ids, models, settings)
-    labels = services.store.labels()
     table = [[r["model"], r["setting"], r["n"], _pct(r["tool_acc"]), _pct(r["param_acc"]), _pct(r["both_acc"])] for r in aggregate(recs, ["model", "setting"])]
-    status = f"{len(recs)} predictions from {len(run_ids or []) or 'all'} run(s); {len(labels)} labels. " + mixed_versions(services, run_ids)
-    return (
+    return len(recs), (
         dash.accuracy_figure(recs),
         dash.history_effect_figure(recs),
         dash.bucket_figure(recs),
         dash.category_figure(recs),
         dash.error_figure(recs),
-        dash.label_stats_figure(labels),
-        dash.win_rate_figure(labels),
         table,
-        status,
+        mixed_versions(services, run_ids),
     )
 
 

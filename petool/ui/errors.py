@@ -16,8 +16,13 @@ def prediction_rows(services: Services, run_id: str | None = None, model: str | 
                     error: str | None = None, category: str | None = None, bucket: str | None = None,
                     only_wrong: bool = True) -> tuple[list[list], str]:
     """Table rows of predictions matching the filters (at most MAX_ROWS), and a count line."""
-    filters = {"model": model or None, "setting": setting or None, "error": error or None, "category": category or None}
-    rows = services.store.predictions([run_id] if run_id else None, **filters)
+    # The scored columns of every prediction, cached per change of the predictions: a filter
+    # never loads raw outputs, and many visitors filtering cost one read of the table.
+    rows, _ = services.store.prediction_summaries()
+    filters = {"run_id": run_id, "model": model, "setting": setting, "error": error, "category": category}
+    for col, value in filters.items():
+        if value:
+            rows = [r for r in rows if r.get(col) == value]
     if bucket:
         rows = [r for r in rows if history_bucket(r.get("history_length")) == bucket]
     if only_wrong:
@@ -33,7 +38,7 @@ def _yn(v) -> str:
 
 
 def filter_choices(services: Services) -> dict[str, list]:
-    rows = services.store.predictions()
+    rows, _ = services.store.prediction_summaries()
     pick = lambda k: sorted({str(r[k]) for r in rows if r.get(k) not in (None, "")})  # noqa: E731
     return {"run": [r["id"] for r in services.store.runs()], "model": pick("model"), "setting": pick("setting"),
             "error": pick("error"), "category": pick("category"),

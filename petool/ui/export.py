@@ -10,7 +10,7 @@ from pathlib import Path
 
 from petool.dashboards import training_figure
 from petool.jobs import start_dpo_job, stop_job
-from petool.pairs import PairPolicy
+from petool.pairs import PairPolicy, is_test_label, pairs_from_labels
 from petool.schema import SETTINGS
 from petool.ui.services import Services
 
@@ -20,6 +20,8 @@ FORMATS = {
     "PEToolBench DPO files": "the authors' user_entries_dpo_{p,r,c}.json + dataset_info.json, zipped",
 }
 PAIR_HEADERS = ["source", "setting", "query", "chosen tool", "rejected"]
+PAIRS_PAGE_SIZE = 100
+"""Pairs shown at once: the preview is for reading, the export holds them all."""
 
 
 def policy_from(both_bad: str, conflicts: str) -> PairPolicy:
@@ -32,14 +34,37 @@ def pair_setting(source: str) -> str:
     return parts[2] if len(parts) > 2 else "?"
 
 
-def pair_rows(services: Services, both_bad: str = "ground_truth", conflicts: str = "drop") -> tuple[list[list], str]:
-    """A preview of the pairs and a line of counts."""
-    labels = services.store.labels()
-    pairs = services.store.preference_examples(policy_from(both_bad, conflicts))
-    rows = [[p.source, pair_setting(p.source), p.user[:80], _tool(p.chosen), _tool(p.rejected)[:80]] for p in pairs]
-    test = sum(1 for lab in labels if ((lab.get("entry") or {}).get("extra") or {}).get("split") == "test")
-    msg = f"{len(labels)} labels → **{len(pairs)} DPO pairs** (labels on test entries, never used: {test})."
-    return rows, msg
+def pair_rows(services: Services, both_bad: str = "ground_truth", conflicts: str = "drop",
+              page: float | None = 1) -> tuple[list[list], str]:
+    """One page (PAIRS_PAGE_SIZE rows) of the pairs preview and a line of counts.
+
+    The table is derived once per new label and policy (``Store.memo``) from the labels without
+    their stored entries, so reloading the tab costs a slice of a cached list, not a pass over
+    every label.
+    """
+    policy = policy_from(both_bad, conflicts)
+    store = services.store
+    labels = store.label_summaries()
+    stamp = labels[-1]["id"] if labels else 0
+
+    def table():
+        pairs = pairs_from_labels(labels, policy)
+        rows = [[p.source, pair_setting(p.source), p.user[:80], _tool(p.chosen), _tool(p.rejected)[:80]] for p in pairs]
+        test = sum(1 for lab in labels if is_test_label(lab))
+        return rows, test, len(labels)
+
+    rows, test, n_labels = store.memo(("pair_rows", policy), stamp, table)
+    pages = max(1, -(-len(rows) // PAIRS_PAGE_SIZE))
+    try:
+        page = min(pages, max(1, int(page or 1)))
+    except (TypeError, ValueError, OverflowError):
+        page = 1
+    start = (page - 1) * PAIRS_PAGE_SIZE
+    shown = rows[start:start + PAIRS_PAGE_SIZE]
+    msg = f"{n_labels} labels → **{len(rows)} DPO pairs** (labels on test entries, never used: {test})."
+    if pages > 1:
+        msg += f" Page {page} of {pages}: pairs {start + 1}–{start + len(shown)}."
+    return [list(r) for r in shown], msg
 
 
 def _tool(text: str) -> str:
@@ -181,6 +206,7 @@ def build(services: Services, session):
     with gr.Row():
         both_bad = gr.Radio(["ground_truth", "skip"], value="ground_truth", label="both bad → gold call chosen over both, or skip")
         conflicts = gr.Radio(["drop", "keep"], value="drop", label="contradicting pairs")
+        page = gr.Number(1, precision=0, minimum=1, label=f"page ({PAIRS_PAGE_SIZE} pairs each)", elem_id="p-page")
         refresh = gr.Button("Refresh pairs", elem_id="p-refresh")
     counts = gr.Markdown("", elem_id="p-counts")
     table = gr.Dataframe(headers=PAIR_HEADERS, value=[], interactive=False, wrap=True, elem_id="p-table")
@@ -204,11 +230,12 @@ def build(services: Services, session):
     # Polls only while a job runs (and after a reload, once the tab is opened): idle pages stay quiet.
     timer = gr.Timer(3.0, active=False)
 
-    def on_refresh(bb, cf):
-        rows, msg = pair_rows(services, bb, cf)
+    def on_refresh(bb, cf, pg=1):
+        rows, msg = pair_rows(services, bb, cf, pg)
         return rows, msg
 
-    refresh.click(on_refresh, [both_bad, conflicts], [table, counts], api_name="pairs")
+    refresh.click(on_refresh, [both_bad, conflicts, page], [table, counts], api_name="pairs")
+    page.submit(on_refresh, [both_bad, conflicts, page], [table, counts], api_visibility="private")
     def on_export(user, f, bb, cf):
         require_user(services.config, user, "export pairs")
         return export_pairs(services, f, bb, cf)
