@@ -19,6 +19,7 @@ from petool.ui.common import current_client
 
 ANONYMOUS_PATHS = frozenset({"/", "/login", "/login/", "/logout", "/favicon.ico", "/theme.css", "/robots.txt",
                              "/manifest.json", "/gradio_api/theme.css", "/gradio_api/login_check",
+                             "/gradio_api/startup-events",  # launch() calls it before anyone logs in
                              "/gradio_api/login_check/"})
 """What gradio's login page loads besides its static files (the JavaScript and styles)."""
 ANONYMOUS_PREFIXES = ("/assets/", "/static/", "/svelte/", "/pwa_icon")
