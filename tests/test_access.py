@@ -16,7 +16,13 @@ import httpx
 import pytest
 
 from petool.appconfig import AppConfig
-from petool.ui.common import LoginLimits, LoginPaused, PasswordLogins, SessionLogin, logged_in
+from petool.ui.common import (
+    LoginLimits,
+    LoginPaused,
+    PasswordLogins,
+    SessionLogin,
+    logged_in,
+)
 from tests.app_fakes import FakePredictor, label_data, launch_for_test
 
 USERS = [("ann", "pw-ann"), ("bob", "pw-bøb")]
@@ -413,7 +419,7 @@ ANONYMOUS_PROBES = ["/", "/?view=api", "/config", "/config?deep_link=x", "/gradi
 
 
 def test_private_mode_shows_an_anonymous_client_nothing_but_the_login_page(private_app):
-    demo, url, config = private_app
+    _, url, config = private_app
     things = _private_things(config)
     with httpx.Client(base_url=url, timeout=30, follow_redirects=False) as anonymous:
         for probe in ANONYMOUS_PROBES:
@@ -436,7 +442,7 @@ def test_private_mode_shows_an_anonymous_client_nothing_but_the_login_page(priva
 
 
 def test_private_login_page_has_the_same_limits_as_the_in_app_box(private_app):
-    demo, url, _ = private_app
+    _, url, _ = private_app
     with httpx.Client(base_url=url, timeout=30) as guesser:
         answers = [guesser.post("/login", data={"username": "bob", "password": f"guess-{i}"}) for i in range(8)]
         assert [a.status_code for a in answers] == [400] * 5 + [429] * 3
@@ -465,7 +471,7 @@ def test_no_password_stays_in_the_browser_after_login_and_logout(app):
     stayed there after "Log out" and was shown and replayable on /gradio_api/runs."""
     from playwright.sync_api import expect, sync_playwright
 
-    demo, url = app
+    _, url = app
     with sync_playwright() as p:
         browser = _chromium(p)
         try:
@@ -567,20 +573,21 @@ def test_idle_sessions_are_forgotten():
 
     from petool.ui.app import SessionJanitor
 
-    class Holder:
-        lock = threading.Lock()
-        session_data = {"old": "state", "new": "state"}
-        now = datetime.datetime.now()
-        time_last_used = {"old": now - datetime.timedelta(hours=5), "new": now - datetime.timedelta(minutes=5)}
+    class Holder:  # gradio's StateHolder, as far as the janitor uses it
+        def __init__(self):
+            self.lock = threading.Lock()
+            self.session_data = {"old": "state", "new": "state"}
+            now = datetime.datetime.now()
+            self.time_last_used = {"old": now - datetime.timedelta(hours=5), "new": now - datetime.timedelta(minutes=5)}
 
     class Demo:
         state_holder = Holder()
 
-    clock = Clock()
+    holder, clock = Demo.state_holder, Clock()
     janitor = SessionJanitor(Demo(), idle_s=3600, clock=clock)
-    assert janitor.forget_idle() == 1 and set(Holder.session_data) == {"new"} and set(Holder.time_last_used) == {"new"}
-    Holder.time_last_used["new"] -= datetime.timedelta(hours=2)
+    assert janitor.forget_idle() == 1 and set(holder.session_data) == {"new"} and set(holder.time_last_used) == {"new"}
+    holder.time_last_used["new"] -= datetime.timedelta(hours=2)
     assert janitor.forget_idle() == 0  # at most one sweep a minute
     clock.now += 61
-    assert janitor.forget_idle() == 1 and not Holder.session_data
+    assert janitor.forget_idle() == 1 and not holder.session_data
     janitor.forget("gone")  # an unknown session is no error
