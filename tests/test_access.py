@@ -442,13 +442,15 @@ def test_private_mode_shows_an_anonymous_client_nothing_but_the_login_page(priva
 
 
 def test_private_login_page_has_the_same_limits_as_the_in_app_box(private_app):
-    _, url, _ = private_app
+    demo, url, _ = private_app
     with httpx.Client(base_url=url, timeout=30) as guesser:
         answers = [guesser.post("/login", data={"username": "bob", "password": f"guess-{i}"}) for i in range(8)]
         assert [a.status_code for a in answers] == [400] * 5 + [429] * 3
         assert "try again in" in answers[-1].json()["detail"]
         right = guesser.post("/login", data={"username": "bob", "password": "pw-bøb"})
         assert right.status_code == 429  # the right password waits too: guessing stays capped
+    throttle = demo.server_app.auth.__self__.throttle  # counted under the client's address, not "unknown"
+    assert ("127.0.0.1", "bob") in throttle._pairs
     # The pause is this client's for this name: the same address still logs in as ann.
     assert httpx.post(url + "/login", data={"username": "ann", "password": "pw-ann"}, timeout=30).status_code == 200
 
