@@ -39,6 +39,8 @@ ENV_VARS: tuple[tuple[str, str, str], ...] = (
      ("wall-clock limit per model call, in seconds: local generation stops there and what the model wrote by then is "
       "parsed and scored; for `openai:` models it is the request timeout")),
     ("PETOOL_MAX_UPLOAD_MB", "20", "largest file a visitor may upload"),
+    ("PETOOL_MAX_SESSIONS", "1000",
+     "page sessions whose state the server keeps (the least recently used beyond it are dropped; a session also ends when its tab closes or after 4 h without an event)"),
     ("GRADIO_SERVER_NAME", "`127.0.0.1` (`0.0.0.0` on a Space)", "address to listen on"),
     ("GRADIO_SERVER_PORT", "7860", "port to listen on"),
 )
@@ -74,6 +76,7 @@ class AppConfig:
     max_new_tokens: int | None = None
     max_call_s: int = 120
     max_upload_mb: int = 20
+    max_sessions: int = 1000
     server_name: str = "127.0.0.1"
     server_port: int = 7860
     on_space: bool = False
@@ -97,6 +100,8 @@ class AppConfig:
             raise ValueError("PETOOL_AUTH_PRIVATE=1 needs PETOOL_AUTH (user:password,...) to log in with")
         if not 1 <= self.max_upload_mb <= 10_000:
             raise ValueError(f"PETOOL_MAX_UPLOAD_MB must be between 1 and 10000, got {self.max_upload_mb!r}")
+        if not 10 <= self.max_sessions <= 100_000:
+            raise ValueError(f"PETOOL_MAX_SESSIONS must be between 10 and 100000, got {self.max_sessions!r}")
         if self.adapter in ("", "none"):
             self.adapter = None
         self.export_dir = self.export_dir or str(Path(self.db_path).resolve().parent / "exports")
@@ -146,6 +151,7 @@ class AppConfig:
             max_new_tokens=_int(env.get("PETOOL_MAX_NEW_TOKENS"), "PETOOL_MAX_NEW_TOKENS", None),
             max_call_s=_int(env.get("PETOOL_MAX_CALL_S"), "PETOOL_MAX_CALL_S", 120),
             max_upload_mb=_int(env.get("PETOOL_MAX_UPLOAD_MB"), "PETOOL_MAX_UPLOAD_MB", 20),
+            max_sessions=_int(env.get("PETOOL_MAX_SESSIONS"), "PETOOL_MAX_SESSIONS", 1000),
             server_name=env.get("GRADIO_SERVER_NAME") or ("0.0.0.0" if on_space else "127.0.0.1"),
             server_port=_int(env.get("GRADIO_SERVER_PORT"), "GRADIO_SERVER_PORT", 7860),
             on_space=on_space,

@@ -1,6 +1,8 @@
 """Assemble the tabs into one gr.Blocks app and say how to launch it."""
 
 
+import datetime
+import time
 from typing import Any, Callable
 
 from petool.appconfig import AppConfig, env_table
@@ -107,6 +109,7 @@ def build_demo(config: AppConfig | None = None, services: Services | None = None
                                "add authlib and itsdangerous to requirements.txt, or set PETOOL_OAUTH=0")
     services = services or Services(config, predictor_factory=predictor_factory)
     with gr.Blocks(title="petool") as demo:
+        sessions = SessionJanitor(demo)
         gr.Markdown(header(config, services), elem_id="header")
         # This page session's in-app login (a SessionLogin or None), held by the server.
         session = gr.State(None)
@@ -145,16 +148,61 @@ def build_demo(config: AppConfig | None = None, services: Services | None = None
                          api_visibility="private")
 
         def who(user):
+            sessions.forget_idle()
             return user or gr.update()
 
         demo.load(with_user(who, 0), [session], annotator, api_visibility="private")
+
+        def forget_session(request: gr.Request):
+            sessions.forget(request.session_hash)
+
+        demo.unload(forget_session)
         entry_state.change(lambda dd, s: b["refresh"](dd, s), [entry_state, b["setting"]], b["views"], api_visibility="private")
     # api_open=False (gradio's default only on a Space): queued events, the model calls among
     # them, cannot be posted straight to /gradio_api/run/* around the queue and its size limit.
     demo.queue(max_size=config.queue_size, default_concurrency_limit=4, api_open=False)
     demo.petool_services = services
     demo.petool_session = session
+    demo.petool_sessions = sessions
     return demo
+
+
+SESSION_IDLE_S = 4 * 3600.0
+"""A session with no event for this long is forgotten (its login too): API clients and tabs
+whose closing the server never heard of would otherwise stay until gradio's session cap."""
+
+
+class SessionJanitor:
+    """Drops a page session's whole server-side state when it ends (gradio keeps its State
+    values an hour after a tab closes, and its per-session copy of the page's configuration
+    until the session cap) or after ``idle_s`` without an event."""
+
+    def __init__(self, demo, idle_s: float = SESSION_IDLE_S, clock: Callable[[], float] = time.monotonic):
+        self.demo, self.idle_s, self._clock = demo, idle_s, clock
+        self._next_sweep = 0.0
+
+    def forget(self, session_hash: str | None) -> None:
+        """For the unload event: this tab is gone, so is its state."""
+        holder = getattr(self.demo, "state_holder", None)
+        if holder is not None and session_hash:
+            with holder.lock:
+                holder.session_data.pop(session_hash, None)
+                holder.time_last_used.pop(session_hash, None)
+
+    def forget_idle(self) -> int:
+        """Forget sessions idle longer than ``idle_s`` (at most one sweep a minute); how many."""
+        holder = getattr(self.demo, "state_holder", None)
+        now = self._clock()
+        if holder is None or now < self._next_sweep:
+            return 0
+        self._next_sweep = now + 60.0
+        cutoff = datetime.datetime.now() - datetime.timedelta(seconds=self.idle_s)
+        with holder.lock:
+            stale = [h for h, used in holder.time_last_used.items() if used < cutoff]
+            for session_hash in stale:
+                holder.session_data.pop(session_hash, None)
+                holder.time_last_used.pop(session_hash, None)
+        return len(stale)
 
 
 def login_box(config: AppConfig, session, annotator) -> None:
@@ -165,6 +213,7 @@ def login_box(config: AppConfig, session, annotator) -> None:
     import gradio as gr
 
     from petool.ui.common import PasswordLogins, SessionLogin, toast_text
+    from petool.ui.common import client_address as address_of
     from petool.ui.render import md_text
 
     logins = PasswordLogins(config.auth)
@@ -180,10 +229,10 @@ def login_box(config: AppConfig, session, annotator) -> None:
     # an event that skips the queue (see compare.py's verdicts for the same pattern).
     trouble = gr.State(dict)
 
-    def on_login(typed_name, typed_password, problem):
+    def on_login(typed_name, typed_password, problem, request: gr.Request):
         problem.clear()
         try:
-            user = logins.check(typed_name, typed_password)
+            user = logins.check(typed_name, typed_password, address_of(request))
         except ValueError as exc:
             problem["message"] = str(exc)
             raise gr.Error(toast_text(exc), print_exception=False) from None
@@ -199,23 +248,40 @@ def login_box(config: AppConfig, session, annotator) -> None:
                 gr.update(visible=not logged_in), gr.update(visible=logged_in))
 
     outputs = [session, annotator, message, name, password, login_btn, logout_btn]
+    # "undocumented", not "public": the browser records the inputs of public events in its run
+    # history (localStorage), and these inputs are a password (launch_kwargs turns that history
+    # off as well). API clients may still call /login.
     attempt = gr.on([login_btn.click, password.submit], on_login, [name, password, trouble], outputs, api_name="login",
-                    queue=False, show_progress="hidden")
+                    queue=False, show_progress="hidden", api_visibility="undocumented")
     attempt.failure(lambda problem: f"⚠️ {md_text(problem.get('message', 'login failed'))}", trouble, message,
                     api_visibility="private", queue=False)
-    logout_btn.click(on_logout, None, outputs, api_name="logout", queue=False)
+    logout_btn.click(on_logout, None, outputs, api_name="logout", queue=False, api_visibility="undocumented")
 
 
 def launch_kwargs(config: AppConfig) -> dict:
     """Arguments for ``demo.launch``: where to listen, login, theme/css/js (Gradio 6 puts them here)."""
     import gradio as gr
+    from starlette.middleware import Middleware
 
+    from petool.ui.common import PasswordLogins
+    from petool.ui.gate import ClientAddress, PrivateGate
+
+    middleware = [Middleware(ClientAddress)]
+    if config.auth_private:
+        middleware.append(Middleware(PrivateGate))
     return {
         "server_name": config.server_name,
         "server_port": config.server_port,
-        # Gradio's login page guards the whole app only on request (PETOOL_AUTH_PRIVATE=1); by
-        # default visitors read and the in-app box logs annotators in (login_box).
-        "auth": (config.auth or None) if config.auth_private else None,
+        # Gradio's login page guards the whole app only on request (PETOOL_AUTH_PRIVATE=1), with
+        # the same limits on wrong passwords as the in-app box (login_box), which logs
+        # annotators in by default while visitors read.
+        "auth": PasswordLogins(config.auth).gradio_auth if config.auth_private else None,
+        "app_kwargs": {"middleware": middleware},
+        # Gradio would keep every public event's inputs (a login's password among them) in the
+        # browser's localStorage and replay them from /gradio_api/runs; False also deletes what
+        # an earlier version left there.
+        "run_history": False,
+        "state_session_capacity": config.max_sessions,
         "ssr_mode": False,
         "show_error": True,
         "theme": gr.themes.Soft(),

@@ -13,6 +13,7 @@ one; and only a ``SessionLogin`` object counts, which no JSON payload can be.
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import hmac
 import html
@@ -21,6 +22,7 @@ import logging
 import math
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
@@ -74,64 +76,166 @@ class SessionLogin:
     name: str
 
 
-MAX_FAILED_LOGINS = 5
-"""Wrong passwords in a row for one user name before its logins pause."""
-LOGIN_PAUSE_S = 60.0
-"""How long logins for that user name pause."""
-_MAX_TRACKED_NAMES = 10_000
-"""Failure counters kept at most (names tried by a guesser are not kept forever)."""
+@dataclass(frozen=True)
+class LoginLimits:
+    """How fast wrong passwords may be tried, per client (its network address) and per
+    (client, user name). Nothing is counted per user name alone: a lock on a name would let
+    anyone who knows it keep its owner out by failing on purpose."""
+
+    free_tries: int = 5
+    """Wrong passwords in a row for one (client, name) before that pair must wait."""
+    first_wait_s: float = 30.0
+    """The first wait; each further wrong try for the pair doubles it."""
+    max_wait_s: float = 900.0
+    """The longest wait for one pair."""
+    client_budget: int = 20
+    """Wrong passwords one client may try in ``client_window_s``, over all names (caps spraying
+    one password over many names)."""
+    client_window_s: float = 600.0
+    forget_s: float = 3600.0
+    """A pair's count is forgotten this long after its last wrong try."""
+
+    def __post_init__(self):
+        if self.free_tries < 1 or self.client_budget < 1:
+            raise ValueError("free_tries and client_budget must be at least 1")
+        if not 0 < self.first_wait_s <= self.max_wait_s:
+            raise ValueError("first_wait_s must be positive and at most max_wait_s")
+        if self.client_window_s <= 0 or self.forget_s < self.max_wait_s:
+            raise ValueError("client_window_s must be positive and forget_s at least max_wait_s")
+
+
+class LoginPaused(ValueError):
+    """A login refused without looking at the password: this client tried too many wrong ones."""
+
+
+_MAX_TRACKED = 10_000
+"""Clients and (client, name) pairs tracked at most: a guesser's names are not kept forever."""
+
+
+class LoginThrottle:
+    """Counts wrong passwords per (client, name) with doubling waits, and per client in a
+    sliding window. Only a client's own failures ever delay it, so no client can hold another
+    one's logins (unless they share an address, such as behind one proxy)."""
+
+    def __init__(self, limits: LoginLimits = LoginLimits(), clock: Callable[[], float] = time.monotonic):
+        self.limits, self._clock = limits, clock
+        self._pairs: dict[tuple[str, str], tuple[int, float, float]] = {}  # -> (wrong in a row, wait until, last wrong)
+        self._clients: dict[str, deque[float]] = {}  # -> times of its recent wrong tries
+        self._lock = threading.Lock()
+
+    def refusal(self, client: str, name: str) -> str | None:
+        """Why ``client`` may not try ``name`` now (None when it may)."""
+        with self._lock:
+            now = self._clock()
+            recent = self._recent(client, now) if client in self._clients else ()
+            if len(recent) >= self.limits.client_budget:
+                wait = recent[0] + self.limits.client_window_s - now
+                return f"Too many failed logins from your address: try again in {math.ceil(wait)} s."
+            _, until, _ = self._pairs.get((client, name), (0, 0.0, 0.0))
+            if until > now:
+                return f"Too many failed logins as {name!r} from your address: try again in {math.ceil(until - now)} s."
+            return None
+
+    def failed(self, client: str, name: str) -> tuple[int, float]:
+        """Count a wrong password: (wrong tries left before a wait, the wait in seconds now)."""
+        limits = self.limits
+        with self._lock:
+            now = self._clock()
+            if len(self._pairs) >= _MAX_TRACKED or len(self._clients) >= _MAX_TRACKED:
+                self._prune(now)
+            count, _, last = self._pairs.get((client, name), (0, 0.0, 0.0))
+            count = 1 if now - last > limits.forget_s else count + 1
+            wait = 0.0
+            if count >= limits.free_tries:
+                wait = min(limits.first_wait_s * 2 ** (count - limits.free_tries), limits.max_wait_s)
+            self._pairs[(client, name)] = (count, now + wait, now)
+            self._recent(client, now).append(now)
+        return max(0, limits.free_tries - count), wait
+
+    def succeeded(self, client: str, name: str) -> None:
+        """A right password clears the pair's count (not the client's window: a sprayer who
+        knows one password must not earn fresh tries with it)."""
+        with self._lock:
+            self._pairs.pop((client, name), None)
+
+    def _recent(self, client: str, now: float) -> deque[float]:
+        times = self._clients.setdefault(client, deque())
+        while times and times[0] <= now - self.limits.client_window_s:
+            times.popleft()
+        return times
+
+    def _prune(self, now: float) -> None:
+        self._pairs = {k: v for k, v in self._pairs.items() if now - v[2] <= self.limits.forget_s}
+        self._clients = {c: t for c, t in self._clients.items() if t and t[-1] > now - self.limits.client_window_s}
+        # A flood of fresh clients keeps its newest entries only: the bound holds either way.
+        for table in (self._pairs, self._clients):
+            for key in list(table)[: max(0, len(table) - _MAX_TRACKED // 2)]:
+                del table[key]
 
 
 class PasswordLogins:
-    """Checks in-app logins against PETOOL_AUTH's pairs, pausing a user name after repeated failures.
+    """Checks logins against PETOOL_AUTH's pairs, for both the in-app box and gradio's login page
+    (PETOOL_AUTH_PRIVATE), with the same ``LoginThrottle``.
 
     Passwords are compared with ``hmac.compare_digest`` (constant time) and never appear in a
-    message. After ``max_failures`` wrong tries for one name, every login as that name (even
-    with the right password) is refused for ``pause_s`` seconds, which caps guessing at a few
-    tries a minute per name.
+    message; a client over its limits is refused before its password is looked at.
 
     Example:
         >>> logins = PasswordLogins([("ann", "pw")])
-        >>> logins.check("ann", "pw")
+        >>> logins.check("ann", "pw", client="10.0.0.1")
         'ann'
     """
 
-    def __init__(self, pairs: list[tuple[str, str]], max_failures: int = MAX_FAILED_LOGINS,
-                 pause_s: float = LOGIN_PAUSE_S, clock: Callable[[], float] = time.monotonic):
+    def __init__(self, pairs: list[tuple[str, str]], limits: LoginLimits = LoginLimits(),
+                 clock: Callable[[], float] = time.monotonic):
         self._passwords = {user: password.encode("utf-8") for user, password in pairs}
-        self.max_failures, self.pause_s, self._clock = max_failures, pause_s, clock
-        self._failures: dict[str, tuple[int, float]] = {}  # name -> (wrong tries in a row, paused until)
-        self._lock = threading.Lock()
+        self.throttle = LoginThrottle(limits, clock)
 
-    def check(self, name: Any, password: Any) -> str:
-        """The user name when ``password`` is right; ValueError saying what to do otherwise."""
+    def check(self, name: Any, password: Any, client: str | None = None) -> str:
+        """The user name when ``password`` is right; ValueError saying what to do otherwise
+        (``LoginPaused`` when ``client`` must wait)."""
         name = check_text(name, "the user name", 100).strip()
         password = check_text(password, "the password", 1_000)
+        client = client or "unknown"
         if not name or not password:
             raise ValueError("Type your user name and password.")
-        with self._lock:
-            now = self._clock()
-            count, until = self._failures.get(name, (0, 0.0))
-            if until > now:
-                raise ValueError(f"Too many failed logins as {name!r}: logins as this user are paused; "
-                                 f"try again in {math.ceil(until - now)} s.")
-            stored = self._passwords.get(name)
-            # Compare even for unknown names, so the answer takes as long either way.
-            ok = hmac.compare_digest(password.encode("utf-8"), stored if stored is not None else b"\0" * 32) and stored is not None
-            if ok:
-                self._failures.pop(name, None)
-                return name
-            count += 1
-            if len(self._failures) >= _MAX_TRACKED_NAMES:
-                self._failures = {k: v for k, v in self._failures.items() if v[1] > now}
-            if count >= self.max_failures:
-                self._failures[name] = (0, now + self.pause_s)
-                raise ValueError(f"Wrong user name or password. After {self.max_failures} failed tries, "
-                                 f"logins as {name!r} are paused for {self.pause_s:.0f} s.")
-            self._failures[name] = (count, 0.0)
-        left = self.max_failures - count
-        raise ValueError(f"Wrong user name or password ({left} {'try' if left == 1 else 'tries'} left "
-                         f"before logins as {name!r} pause for {self.pause_s:.0f} s).")
+        refusal = self.throttle.refusal(client, name)
+        if refusal:
+            raise LoginPaused(refusal)
+        stored = self._passwords.get(name)
+        # Compare even for unknown names, so the answer takes as long either way.
+        ok = hmac.compare_digest(password.encode("utf-8"), stored if stored is not None else b"\0" * 32) and stored is not None
+        if ok:
+            self.throttle.succeeded(client, name)
+            return name
+        left, wait = self.throttle.failed(client, name)
+        if wait:
+            raise ValueError(f"Wrong user name or password. Logins as {name!r} from your address pause for {wait:.0f} s.")
+        raise ValueError(f"Wrong user name or password ({left} {'try' if left == 1 else 'tries'} left before a pause).")
+
+    def gradio_auth(self, username: str, password: str) -> bool:
+        """For ``launch(auth=...)`` (gradio's login page): the client comes from
+        ``current_client``, set per request by ``ClientAddress``; a paused client gets a 429."""
+        from fastapi import HTTPException
+
+        try:
+            self.check(username, password, current_client.get())
+        except LoginPaused as exc:
+            raise HTTPException(status_code=429, detail=str(exc)) from None
+        except ValueError:
+            return False
+        return True
+
+
+current_client: contextvars.ContextVar[str | None] = contextvars.ContextVar("petool_client", default=None)
+"""The network address of the request being served (set by ``ClientAddress``)."""
+
+
+def client_address(request: Any) -> str:
+    """The address a request came from, as the server saw it (a proxy's, unless the server
+    is told to trust its forwarded headers)."""
+    client = getattr(request, "client", None)
+    return getattr(client, "host", None) or "unknown"
 
 
 def logged_in(request: Any = None, profile: Any = None, session: Any = None) -> str | None:
