@@ -601,7 +601,10 @@ def build(services: Services, entry_state, annotator, session):
     def on_save(user, d, q, who):
         require_user(services.config, user, "save entries")
         d = set_query(d, q)
-        return d, save_entry(services, d, (d.get("extra") or {}).get("user") or user or who)
+        owner = (d.get("extra") or {}).get("user")  # a name for app-made users; a profile dict in generated entries
+        if isinstance(owner, dict):
+            owner = owner.get("user_id")
+        return d, save_entry(services, d, (owner if isinstance(owner, str) else None) or user or who)
 
     save_btn.click(with_user(on_save, 3, refusal=(2, 1)), [entry_state, query, annotator, session], [entry_state, save_msg], api_name="save_entry")
     return {"refresh": lambda d, s="p": show(d, s), "views": views, "setting": setting, "query": query}
