@@ -376,13 +376,14 @@ def build(services: Services, entry_state, annotator, session):
             saved = f"✅ Saved label #{done['id']}: **{VERDICT_LABELS[verdict]}**" + (
                 f" — A was {md_text(new['sides'][0]['model'])}, B was {md_text(new['sides'][1]['model'])}" if new["blind"] else "")
             if not queue or pos >= len(queue):
-                return (new, *render_result(new), [], "", "", saved, gr.update(), gr.update(), pos, gr.update(), False)
+                return (new, *render_result(new), [], "", "", saved, gr.update(), gr.update(), pos, gr.update(), False, gr.update())
             # The queue moves on: the cards of the labelled entry go (they would sit under the
             # next entry's query), and the next comparison runs if the queue runs automatically.
             d_next, s_next, msg = queue_entry(services, queue, pos + 1)
             if d_next is None:
-                return (new, *render_result(new), [], "", "", saved, gr.update(), gr.update(), pos + 1, msg, False)
-            return (*no_result, [], "", "", saved, d_next, s_next, pos + 1, msg, True)
+                return (new, *render_result(new), [], "", "", saved, gr.update(), gr.update(), pos + 1, msg, False, gr.update())
+            # The header is an output too: a State set by an event that skips the queue fires no .change.
+            return (*no_result, [], "", "", saved, d_next, s_next, pos + 1, msg, True, entry_view(d_next, s_next))
         return with_user(run, 8, refusal=(len(verdict_outs), verdict_outs.index(label_msg)))
 
     def run_next(go, queue, pos, auto, d, s, a, b, bl, w, progress=gr.Progress()):
@@ -400,7 +401,7 @@ def build(services: Services, entry_state, annotator, session):
     # The browser then posts them straight to /gradio_api/run/label_*; gradio_client always
     # goes through the queue (see README, "Access control and limits").
     advanced = gr.State(False)  # did the latest verdict move the queue on (then run the next entry)?
-    verdict_outs = [*shown, tags, comment, gold, label_msg, entry_state, setting, pos_state, q_status, advanced]
+    verdict_outs = [*shown, tags, comment, gold, label_msg, entry_state, setting, pos_state, q_status, advanced, entry_html]
     queue_inputs = [queue_state, pos_state, q_auto, entry_state, setting, model_a, model_b, blind, rank_prior]
     for v, btn in btns.items():
         (btn.click(on_verdict(v), [result_state, annotator, tags, comment, gold, entry_state, queue_state, pos_state, session],
