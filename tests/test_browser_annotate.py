@@ -272,7 +272,7 @@ def test_refusals_say_why_without_errors(app, browser):
 
 def test_compare_on_a_phone(app, browser):
     """Issue 30 #4: at 390x844 the cards stack, nothing overflows the screen, every tab is reachable."""
-    demo, url = app
+    _, url = app
     page = open_page(browser, url, 390, 844)
     try:
         tabs = page.get_by_role("tab")
