@@ -59,15 +59,29 @@ def test_compare_label_export_roundtrip(app, client):
     assert json.loads(Path(path).read_text().splitlines()[0])["chosen"][0]["content"] == exported.chosen
 
 
-def test_validation_errors_reach_the_client(app):
+def test_refused_calls_return_normally_with_the_reason(app):
+    """A refusal is an answer (the reason in the control's message), never an error, and stores nothing."""
     from gradio_client import Client
-    from gradio_client.exceptions import AppError
 
+    demo, _ = app
+    store = demo.petool_services.store
+    before = store.stats()
     fresh = Client(app[1], verbose=False, download_files=False)  # a new session: no comparison yet
-    with pytest.raises(AppError, match="Run a comparison first"):
-        fresh.predict("ann", [], "", "", api_name="/label_A")
-    with pytest.raises(AppError, match="Load or build an entry"):
-        fresh.predict("p", "base", "PEToolLLaMA", False, api_name="/compare")
+    out = fresh.predict("ann", [], "", "", api_name="/label_A")
+    assert any(isinstance(o, str) and o.startswith("⚠️ Not saved: Run a comparison first") for o in out), out
+    _a, _b, summary, _gold = fresh.predict("p", "base", "PEToolLLaMA", False, api_name="/compare")
+    assert summary.startswith("⚠️ Load or build an entry first")
+    fresh.predict("generated", services_key(demo), "p", api_name="/load_entry")
+    fresh.predict("p", "base", "PEToolLLaMA", False, api_name="/compare")
+    out = fresh.predict("", [], "", "", api_name="/label_A")  # no annotator name
+    assert any(isinstance(o, str) and "Type your annotator name" in o for o in out), out
+    message, *_ = fresh.predict("p", None, "say hi", '{"nope": 1}', None, api_name="/add_turn")
+    assert message == "⚠️ Pick a tool first."
+    assert store.stats() == before
+
+
+def services_key(demo) -> str:
+    return demo.petool_services.generated()[0].key
 
 
 def test_model_events_are_limited_to_one_at_a_time(app):

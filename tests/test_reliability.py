@@ -371,11 +371,14 @@ def test_anonymous_visitors_read_but_do_not_write(tmp_path):
         assert "Loaded entry" in client.predict("generated", "0", "p", api_name="/load_entry")[0]
         client.predict("p", "base", "PEToolLLaMA", False, api_name="/compare")  # reading and comparing: fine
         client.predict([], [], [], api_name="/dashboards")
-        for args, api in ((("ann", [], "", ""), "/label_A"), (("TRL JSONL", "ground_truth", "drop"), "/export_pairs"),
-                          ((), "/download_db"), ((5, "", "ground_truth", "drop"), "/train"),
-                          (("generated", ["p"], 3, "ann"), "/start_queue")):
+        for args, api in ((("TRL JSONL", "ground_truth", "drop"), "/export_pairs"),
+                          ((), "/download_db"), ((5, "", "ground_truth", "drop"), "/train")):
             with pytest.raises(AppError, match="Sign in with Hugging Face"):
                 client.predict(*args, api_name=api)
+        # refusals with a message next to their control answer normally, saying why
+        for args, api in ((("ann", [], "", ""), "/label_A"), (("generated", ["p"], 3, "ann"), "/start_queue")):
+            out = client.predict(*args, api_name=api)
+            assert any(isinstance(o, str) and "Sign in with Hugging Face" in o for o in out), (api, out)
         assert demo.petool_services.store.stats()["labels"] == 0
     finally:
         demo.close()

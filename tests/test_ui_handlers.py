@@ -230,6 +230,42 @@ def test_label_needs_annotator_and_comparison(services):
         compare.submit_label(services, result, "A", " ")
 
 
+def test_one_vote_per_comparison_and_only_on_its_own_entry(services):
+    e, other = services.generated()[:2]
+    d = entry_to_dict(e)
+    result = compare.run_compare(services, d, "p", BASE, TUNED)
+    assert compare.stale_reason(result, d, "p") is None
+    assert "another entry" in compare.stale_reason(result, entry_to_dict(other), "p")
+    assert "setting p, not r" in compare.stale_reason(result, d, "r")
+    edited = builder.delete_turn(d, "p", 1)  # the same entry, edited in Build after the run
+    assert "another entry" in compare.stale_reason(result, edited, "p")
+    with pytest.raises(ValueError, match="another entry"):
+        compare.submit_label(services, result, "A", "ann", current=entry_to_dict(other))
+    assert services.store.labels() == []
+    done = compare.submit_label(services, result, "A", "ann", current=d)
+    with pytest.raises(ValueError, match=r"already has a vote \(label #\d+: A is better\); run a new round"):
+        compare.submit_label(services, done, "B", "ann", current=d)
+    assert [r["verdict"] for r in services.store.labels()] == ["A"]
+    again = compare.run_compare(services, d, "p", BASE, TUNED)
+    assert again["id"] != result["id"]
+    compare.submit_label(services, again, "B", "ann", current=d)
+    assert [r["verdict"] for r in services.store.labels()] == ["A", "B"]
+
+
+def test_refusals_leave_outputs_alone_but_the_message():
+    from petool.ui.common import refusable
+
+    def handler(x):
+        if x < 0:
+            raise ValueError("x must be <b>positive</b>")
+        return "done", x
+
+    run = refusable(handler, 2, 0)
+    assert run(1) == ("done", 1)
+    message, untouched = run(-1)
+    assert message == "⚠️ x must be &lt;b&gt;positive&lt;/b&gt;" and untouched == {"__type__": "update"}
+
+
 def test_model_failure_is_shown_not_raised(services):
     def broken():
         raise RuntimeError("no weights here")

@@ -126,7 +126,8 @@ def build_demo(config: AppConfig | None = None, services: Services | None = None
         if config.password_login:
             login_box(config, session, annotator)
         entry_state = gr.State(None)
-        with gr.Tabs(elem_id="tabs") as tabs:
+        # Tabs wrap onto a second line on a narrow screen instead of hiding behind a "…" menu.
+        with gr.Tabs(elem_id="tabs", overflow_behavior="wrap") as tabs:
             with gr.Tab("Build", id="build", elem_id="tab-build"):
                 b = builder.build(services, entry_state, annotator, session)
             with gr.Tab("Compare & label", id="compare", elem_id="tab-compare"):

@@ -419,7 +419,7 @@ def build(services: Services, entry_state, annotator, session):
     ``session`` the page session's login State (common.with_user)."""
     import gradio as gr
 
-    from petool.ui.common import guard, with_user
+    from petool.ui.common import refusable, warning, with_user
 
     catalog_names = list(services.catalog())
     sources = services.sources()
@@ -462,10 +462,13 @@ def build(services: Services, entry_state, annotator, session):
         down_btn = gr.Button("Move down")
         rate_btn = gr.Button("Set rating")
         derive_btn = gr.Button("Derive the other settings from this one")
+    # What the latest turn edit did, or why it was refused: next to the buttons, never a toast.
+    turn_msg = gr.Markdown("", elem_id="b-turn-msg")
     gr.Markdown("### Query and candidates")
     with gr.Row():
         query = gr.Textbox(label="query (the new instruction)", scale=4, elem_id="b-query")
         suggest_btn = gr.Button("Get candidates", scale=1, elem_id="b-suggest")
+    query_msg = gr.Markdown("", elem_id="b-query-msg")
     cands = gr.Dataframe(headers=CANDIDATE_HEADERS, value=[], label="candidates (★ = expected call)", interactive=False, wrap=True,
                          column_widths=["5%", "35%", "34%", "13%", "13%"], elem_id="b-cands")
     with gr.Row():
@@ -474,7 +477,8 @@ def build(services: Services, entry_state, annotator, session):
         cand_del = gr.Button("Remove candidate", scale=1)
     with gr.Row():
         gold_params = gr.Code("{}", language="json", label="expected call's parameters (optional gold)", scale=3)
-        gold_btn = gr.Button("Set as expected call", scale=1)
+        gold_btn = gr.Button("Set as expected call", scale=1, elem_id="b-gold-set")
+    cand_msg = gr.Markdown("", elem_id="b-cand-msg")
     with gr.Accordion("Prompt preview", open=False):
         with gr.Row():
             pv_setting = gr.Radio(["p", "r", "c", "none"], value="p", label="setting")
@@ -483,7 +487,9 @@ def build(services: Services, entry_state, annotator, session):
             pv_btn = gr.Button("Preview", elem_id="b-preview")
         pv_system = gr.Code(label="system message (exact text)", language=None, elem_id="b-prompt")
         pv_user = gr.Textbox(label="user message", lines=1)
+        pv_msg = gr.Markdown("", elem_id="b-preview-msg")
     save_btn = gr.Button("Save entry", variant="primary", elem_id="b-save")
+    save_msg = gr.Markdown("", elem_id="b-save-msg")
 
     views = [info, turns, cands]
 
@@ -498,17 +504,19 @@ def build(services: Services, entry_state, annotator, session):
     source.focus(lambda: gr.update(choices=services.sources()), None, source, api_visibility="private")
 
     def on_load(src, k, s):
-        d, msg = guard(load_entry)(services, src, k)
+        d, msg = load_entry(services, src, k)
         return (d, msg, *show(d, s), d.get("query", "") if d else "")
 
-    load_btn.click(on_load, [source, key, setting], [entry_state, status, *views, query], api_name="load_entry")
+    load_outs = [entry_state, status, *views, query]
+    load_btn.click(refusable(on_load, len(load_outs), 1), [source, key, setting], load_outs, api_name="load_entry")
     profile.change(lambda p: esc(profiles().get(p, "")), profile, profile_help, api_visibility="private")
 
     def on_create(user, name, prof, s):
         d, msg = create_user(services, name, prof, persist=bool(user) or not services.config.access_control)
         return (d, msg, *show(d, s), "")
 
-    create_btn.click(with_user(on_create, 3), [user_name, profile, setting, session], [entry_state, status, *views, query], api_name="create_user")
+    create_btn.click(with_user(on_create, 3, refusal=(len(load_outs), 1)), [user_name, profile, setting, session], load_outs,
+                     api_name="create_user")
     setting.change(lambda d, s: turn_rows(d, s), [entry_state, setting], turns, api_visibility="private")
 
     def on_select(d, s, evt: gr.SelectData):
@@ -517,13 +525,17 @@ def build(services: Services, entry_state, annotator, session):
         return row + 1, t["tool_call"]["tool_name"], t["instruction"], json.dumps(t["tool_call"]["parameters"], ensure_ascii=False), None if t.get("rating") is None else str(t["rating"])
 
     turns.select(on_select, [entry_state, setting], [turn_index, tool, instruction, params, rating], api_visibility="private")
-    tool.change(lambda name: example_params(services.catalog().get(name)), tool, params, api_visibility="private")
+    # Only a tool the user picks starts the example parameters (.input): selecting a row sets the
+    # dropdown too, and .change would then overwrite the row's parameters with the example.
+    tool.input(lambda name: example_params(services.catalog().get(name)), tool, params, api_visibility="private")
+
+    outs = [entry_state, turn_msg, *views]
 
     def edit(fn):
         def run(d, s, *args):
-            new, msg = guard(fn)(d, s, *args)
+            new, msg = fn(d, s, *args)
             return (new, msg, *show(new, s))
-        return run
+        return refusable(run, len(outs), 1)
 
     def _add(d, s, name, ins, p, r):
         return add_turn(services, d, s, name, ins, p, r), "Turn added."
@@ -537,7 +549,6 @@ def build(services: Services, entry_state, annotator, session):
     def _rate(d, s, i, r):
         return rate_turn(d, s, i, r), f"Turn #{int(i)} rated {r}."
 
-    outs = [entry_state, status, *views]
     add_btn.click(edit(_add), [entry_state, setting, tool, instruction, params, rating], outs, api_name="add_turn")
     upd_btn.click(edit(_upd), [entry_state, setting, turn_index, tool, instruction, params, rating], outs, api_visibility="private")
     del_btn.click(edit(_del), [entry_state, setting, turn_index], outs, api_visibility="private")
@@ -549,7 +560,7 @@ def build(services: Services, entry_state, annotator, session):
             try:
                 new, j = move_turn(d, s, i, delta)
             except ValueError as exc:
-                return (d, f"⚠️ {exc}", *show(d, s), i)
+                return (d, warning(exc), *show(d, s), i)
             return (new, f"Turn moved to #{j}.", *show(new, s), j)
         return run
 
@@ -557,40 +568,43 @@ def build(services: Services, entry_state, annotator, session):
     down_btn.click(mover(1), [entry_state, setting, turn_index], [*outs, turn_index], api_visibility="private")
 
     def on_suggest(d, s, q):
-        new, msg = guard(suggest_candidates)(services, d, q)
+        new, msg = suggest_candidates(services, d, q)
         return (new, msg, *show(new, s))
 
-    suggest_btn.click(on_suggest, [entry_state, setting, query], outs, api_name="suggest_candidates")
+    query_outs = [entry_state, query_msg, *views]
+    suggest_btn.click(refusable(on_suggest, len(query_outs), 1), [entry_state, setting, query], query_outs, api_name="suggest_candidates")
     query.blur(lambda d, q: set_query(d, q), [entry_state, query], entry_state, api_visibility="private")
+
+    cand_outs = [entry_state, cand_msg, *views]
 
     def cand_edit(fn, msg):
         def run(d, s, name):
-            new, m = guard(lambda: (fn(d, name), msg))()
-            return (new, m, *show(new, s))
-        return run
+            new = fn(d, name)
+            return (new, msg, *show(new, s))
+        return refusable(run, len(cand_outs), 1)
 
-    cand_add.click(cand_edit(lambda d, n: add_candidate(services, d, n), "Candidate added."), [entry_state, setting, cand_tool], outs, api_visibility="private")
-    cand_del.click(cand_edit(remove_candidate, "Candidate removed."), [entry_state, setting, cand_tool], outs, api_visibility="private")
+    cand_add.click(cand_edit(lambda d, n: add_candidate(services, d, n), "Candidate added."), [entry_state, setting, cand_tool], cand_outs, api_visibility="private")
+    cand_del.click(cand_edit(remove_candidate, "Candidate removed."), [entry_state, setting, cand_tool], cand_outs, api_visibility="private")
 
     def on_gold(d, s, name, p):
-        new, msg = guard(lambda: (set_gold(services, d, name, p), "Expected call set."))()
-        return (new, msg, *show(new, s))
+        new = set_gold(services, d, name, p)
+        return (new, "Expected call set.", *show(new, s))
 
-    gold_btn.click(on_gold, [entry_state, setting, cand_tool, gold_params], outs, api_visibility="private")
-    cand_tool.change(lambda name: example_params(services.catalog().get(name)), cand_tool, gold_params, api_visibility="private")
+    gold_btn.click(refusable(on_gold, len(cand_outs), 1), [entry_state, setting, cand_tool, gold_params], cand_outs, api_visibility="private")
+    cand_tool.input(lambda name: example_params(services.catalog().get(name)), cand_tool, gold_params, api_visibility="private")
 
     def on_preview(d, q, s, style):
-        try:
-            return (*preview_prompt(set_query(d, q), s, style), "")
-        except ValueError as exc:
-            return "", "", f"⚠️ {exc}"
+        return (*preview_prompt(set_query(d, q), s, style), "")
 
-    pv_btn.click(on_preview, [entry_state, query, pv_setting, pv_style], [pv_system, pv_user, status], api_name="preview_prompt")
+    pv_btn.click(refusable(on_preview, 3, 2), [entry_state, query, pv_setting, pv_style], [pv_system, pv_user, pv_msg], api_name="preview_prompt")
 
     def on_save(user, d, q, who):
         require_user(services.config, user, "save entries")
         d = set_query(d, q)
-        return d, save_entry(services, d, (d.get("extra") or {}).get("user") or user or who)
+        owner = (d.get("extra") or {}).get("user")  # a name for app-made users; a profile dict in generated entries
+        if isinstance(owner, dict):
+            owner = owner.get("user_id")
+        return d, save_entry(services, d, (owner if isinstance(owner, str) else None) or user or who)
 
-    save_btn.click(with_user(on_save, 3), [entry_state, query, annotator, session], [entry_state, status], api_name="save_entry")
+    save_btn.click(with_user(on_save, 3, refusal=(2, 1)), [entry_state, query, annotator, session], [entry_state, save_msg], api_name="save_entry")
     return {"refresh": lambda d, s="p": show(d, s), "views": views, "setting": setting, "query": query}

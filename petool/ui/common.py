@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 from petool.store import check_annotator
+from petool.ui.render import md_text
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +41,10 @@ MAX_CANDIDATES = 50
 
 
 def guard(fn: Callable) -> Callable:
-    """Run a plain handler; its ValueError becomes a gradio error toast (outputs stay as they were)."""
+    """Run a plain handler; its ValueError becomes a gradio error toast (outputs stay as they were).
+
+    Only for refusals that have no message slot yet: an error answers a 5xx to a ``queue=False``
+    event and puts an "Error" badge over every output; prefer ``refusable``."""
     import gradio as gr
 
     @functools.wraps(fn)
@@ -51,6 +55,38 @@ def guard(fn: Callable) -> Callable:
             raise gr.Error(toast_text(exc), print_exception=False) from None
 
     return run
+
+
+def refusable(fn: Callable, n_outputs: int, message_at: int) -> Callable:
+    """Run a handler; a ValueError (an expected refusal: bad input, not signed in) leaves every
+    output as it was except the message at ``message_at``, which says why.
+
+    A refusal is an answer, not an error: raising ``gr.Error`` instead would answer HTTP 500 to
+    an event that skips the queue and cover each output with an "Error" badge until closed.
+    """
+
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except ValueError as exc:
+            return refused(n_outputs, message_at, exc)
+
+    return run
+
+
+def refused(n_outputs: int, message_at: int, reason: Any) -> tuple:
+    """Outputs of a refused event: all unchanged but the message, a warning saying ``reason``."""
+    import gradio as gr
+
+    out: list[Any] = [gr.update() for _ in range(n_outputs)]
+    out[message_at] = warning(reason)
+    return tuple(out)
+
+
+def warning(reason: Any) -> str:
+    """Markdown of a refusal's reason (escaped: reasons quote user input)."""
+    return f"⚠️ {md_text(str(reason))}"
 
 
 def toast_text(exc: Exception) -> str:
@@ -272,11 +308,14 @@ def acting_user(config, typed: str | None, user: str | None, action: str = "labe
     return check_annotator(typed)
 
 
-def with_user(fn: Callable, n_inputs: int) -> Callable:
+def with_user(fn: Callable, n_inputs: int, refusal: tuple[int, int] | None = None) -> Callable:
     """A gradio handler for ``fn(user, *inputs)``: ``user`` is the logged-in name (None for
     anonymous visitors). Wire it with ``n_inputs`` components followed by the session-login
     ``gr.State`` (``inputs=[*components, session]``); gradio injects the request and the OAuth
     profile after them.
+
+    ``refusal`` = (number of outputs, index of the message output): a ValueError then answers
+    normally, with the reason in that message (``refused``); without it, an error toast.
 
     The signature is built explicitly because gradio finds injected arguments by their type
     hints, which string annotations (``from __future__ import annotations``) would hide.
@@ -288,6 +327,8 @@ def with_user(fn: Callable, n_inputs: int) -> Callable:
         try:
             return fn(logged_in(request, profile, session), *inputs)
         except ValueError as exc:
+            if refusal is not None:
+                return refused(*refusal, exc)
             raise gr.Error(toast_text(exc), print_exception=False) from None
 
     params = [inspect.Parameter(f"input_{i}", inspect.Parameter.POSITIONAL_OR_KEYWORD) for i in range(n_inputs)]

@@ -7,6 +7,7 @@ rule baseline. Blind mode shuffles the sides and hides the names until the verdi
 
 import json
 import random
+import uuid
 from typing import Callable
 
 from petool.parsing import parse_call
@@ -78,6 +79,7 @@ def run_compare(services: Services, d: dict, setting: str, model_a: str, model_b
         progress((2, 2), desc="done")
     style = _style(services)
     return {
+        "id": uuid.uuid4().hex,  # one comparison, one vote
         "entry": entry_to_dict(entry),
         "setting": setting,
         "style": style,
@@ -88,6 +90,22 @@ def run_compare(services: Services, d: dict, setting: str, model_a: str, model_b
         "sides": sides,
         "labelled": None,
     }
+
+
+def stale_reason(result: dict | None, d: dict | None, setting: str | None) -> str | None:
+    """Why ``result`` is not a comparison of the page's current entry ``d`` in ``setting`` (None
+    when it is): the entry was changed or replaced (Build, the queue) or the setting switched
+    since the models ran. Such a result must be neither shown under the current entry nor voted on.
+    """
+    if not result:
+        return None
+    current = entry_to_dict(entry_from_dict(d)) if d else None
+    if current is None or current != result["entry"]:
+        return (f"this comparison was made on entry {result['entry'].get('entry_id')!r}, "
+                "and the page now shows another entry (or an edited one): run the comparison again")
+    if setting is not None and setting != result["setting"]:
+        return f"this comparison was made in setting {result['setting']}, not {setting}: run it again"
+    return None
 
 
 def check_request_size(entry, setting: str) -> None:
@@ -133,7 +151,7 @@ def render_result(result: dict | None) -> tuple[str, str, str]:
         out.append(call_html(me["call"], title=side_title(result, i), other=other["call"], gold=gold, raw=me["raw"],
                              error=me["error"], latency_s=me["latency_s"], note=note))
     same = a["call"] == b["call"] and a["call"] is not None
-    lines = [f"Setting **{result['setting']}** · prompt style `{result['style']}`"]
+    lines = [f"Entry {md_text(entry.key)} · setting **{result['setting']}** · prompt style `{result['style']}`"]
     lines.append("Both sides made **the same call**." if same else "Yellow = differs between A and B; red/green = against the gold call.")
     for side_name, side in zip("AB", (a, b)):
         if side.get("note"):
@@ -194,10 +212,23 @@ def parse_gold(result: dict, text: str) -> ToolCall | None:
 
 
 def submit_label(services: Services, result: dict | None, verdict: str, annotator: str, tags: list[str] | None = None,
-                 comment: str = "", gold: str = "") -> dict:
-    """Append the verdict to the store; returns the result, now revealed and marked labelled."""
+                 comment: str = "", gold: str = "", current: dict | None = None) -> dict:
+    """Append the verdict to the store; returns the result, now revealed and marked labelled.
+
+    One vote per comparison: a labelled result is refused (run a new round instead). With the
+    page's ``current`` entry given, a result made on another entry (or an earlier version) is
+    refused too, so the verdict is always on the calls the annotator saw under that entry's query.
+    """
     if not result:
         raise ValueError("Run a comparison first.")
+    if result.get("labelled"):
+        done = result["labelled"]
+        raise ValueError(f"this comparison already has a vote (label #{done['id']}: {VERDICT_LABELS[done['verdict']]}); "
+                         "run a new round (r) or go to the next entry (n) to vote again")
+    if current is not None:
+        reason = stale_reason(result, current, None)
+        if reason:
+            raise ValueError(reason)
     if verdict not in VERDICTS:
         raise ValueError(f"unknown verdict {verdict!r}")
     if not (annotator or "").strip():
@@ -249,7 +280,7 @@ def entry_view(d: dict | None, setting: str) -> str:
         return "<p class='pt-muted'>No entry loaded: use the Build tab or start a queue.</p>"
     e = entry_from_dict(d)
     history = history_html(e.history(setting) if setting in e.settings else [], setting, e.preferred_tools)
-    return f"<p><b>Query:</b> {esc(e.query)}</p><details><summary>history and candidates</summary>{history}{candidates_html(e)}</details>"
+    return f"<p class='pt-muted'>entry {esc(e.key)} · setting {esc(setting)}</p><p><b>Query:</b> {esc(e.query)}</p><details><summary>history and candidates</summary>{history}{candidates_html(e)}</details>"
 
 
 # ---------------------------------------------------------------- layout and wiring
@@ -261,7 +292,7 @@ def build(services: Services, entry_state, annotator, session):
     """Lay out the tab and wire it; ``session`` is the page session's login State (common.with_user)."""
     import gradio as gr
 
-    from petool.ui.common import guard, with_user
+    from petool.ui.common import refusable, with_user
 
     result_state = gr.State(None)
     queue_state = gr.State([])
@@ -278,12 +309,14 @@ def build(services: Services, entry_state, annotator, session):
     entry_html = gr.HTML(entry_view(None, "p"), elem_id="c-entry")
     run_btn = gr.Button("Run comparison", variant="primary", elem_id="c-run")
     summary = gr.Markdown("*Run a comparison to see both calls here.*", elem_id="c-summary")
-    with gr.Row(equal_height=False):
+    with gr.Row(equal_height=False, elem_id="c-cards"):
         html_a = gr.HTML(elem_id="c-side-a")
         html_b = gr.HTML(elem_id="c-side-b")
     with gr.Row():
         btns = {v: gr.Button(f"{VERDICT_LABELS[v]} [{i}]", elem_id=f"verdict-{v.replace('_', '-')}", variant="secondary")
                 for i, v in enumerate(VERDICTS, 1)}
+    # The saved label, or why a verdict was refused: next to the buttons, never an error toast.
+    label_msg = gr.Markdown("", elem_id="c-label-msg")
     with gr.Row():
         tags = gr.CheckboxGroup(TAGS, label="reasons (optional)", scale=3, elem_id="c-tags")
         comment = gr.Textbox(label="comment (optional)", scale=2, elem_id="c-comment")
@@ -303,84 +336,101 @@ def build(services: Services, entry_state, annotator, session):
             q_next = gr.Button("Skip / next [n]", elem_id="q-next")
         q_status = gr.Markdown("", elem_id="q-status")
 
+    no_result = (None, *render_result(None))  # result_state, html_a, html_b, summary
+    shown = [result_state, html_a, html_b, summary]
+
+    def drop_stale(result, d, s):
+        """Clear the cards when they show a comparison of another entry or setting than the
+        header's; a fresh result (or none) is left alone, so this may run in any order with a run."""
+        if stale_reason(result, d, s) is None:
+            return (gr.update(),) * len(shown)
+        return no_result
+
     def on_entry(d, s):
         return entry_view(d, s)
 
-    entry_state.change(on_entry, [entry_state, setting], entry_html, api_visibility="private")
-    setting.change(on_entry, [entry_state, setting], entry_html, api_visibility="private")
+    for changed in (entry_state.change, setting.change):
+        changed(on_entry, [entry_state, setting], entry_html, api_visibility="private")
+        changed(drop_stale, [result_state, entry_state, setting], shown, api_visibility="private", queue=False)
 
     def on_run(d, s, a, b, bl, w=DEFAULT_RANK_PRIOR_WEIGHT, progress=gr.Progress()):
-        result = guard(run_compare)(services, d, s, a, b, bl, None, progress, w)
+        result = run_compare(services, d, s, a, b, bl, None, progress, w)
         return (result, *render_result(result), "")
 
-    run_evt = dict(fn=on_run, inputs=[entry_state, setting, model_a, model_b, blind, rank_prior],
-                   outputs=[result_state, html_a, html_b, summary, gold],
-                   concurrency_limit=1, concurrency_id="model")
-    run_btn.click(**run_evt, api_name="compare")
-
-    # Why the latest verdict was refused, for show_problem: gradio 6 shows no error toast for an
-    # event that skips the queue (below), so the page prints the reason itself. A callable value
-    # gives every session its own dict, which the handler fills in place (a State output would
-    # not be written when the handler raises).
-    problem = gr.State(dict)
+    run_outs = [result_state, html_a, html_b, summary, gold]
+    run_evt = dict(fn=refusable(on_run, len(run_outs), 3), inputs=[entry_state, setting, model_a, model_b, blind, rank_prior],
+                   outputs=run_outs, concurrency_limit=1, concurrency_id="model")
+    # The entry may change while the models run (Build, the queue): check again when they are done.
+    run_btn.click(**run_evt, api_name="compare").then(drop_stale, [result_state, entry_state, setting], shown,
+                                                        api_visibility="private", queue=False)
+    run_btn.click(lambda: "", None, label_msg, api_visibility="private", queue=False)  # a new round: no verdict yet
 
     def on_verdict(verdict):
-        def run(user, result, who, t, c, g, trouble):
-            trouble.clear()
+        def run(user, result, who, t, c, g, d, queue, pos):
             try:
                 annotator = acting_user(services.config, who, user, "label")
-                new = submit_label(services, result, verdict, annotator, t, c, g)
+                new = submit_label(services, result, verdict, annotator, t, c, g, current=d)
             except ValueError as exc:
-                trouble["message"] = str(exc)
-                raise
-            return (new, *render_result(new), [], "", "")
-        return with_user(run, 6)
+                raise ValueError(f"Not saved: {exc}") from None
+            done = new["labelled"]
+            saved = f"✅ Saved label #{done['id']}: **{VERDICT_LABELS[verdict]}**" + (
+                f" — A was {md_text(new['sides'][0]['model'])}, B was {md_text(new['sides'][1]['model'])}" if new["blind"] else "")
+            if not queue or pos >= len(queue):
+                return (new, *render_result(new), [], "", "", saved, gr.update(), gr.update(), pos, gr.update(), False, gr.update())
+            # The queue moves on: the cards of the labelled entry go (they would sit under the
+            # next entry's query), and the next comparison runs if the queue runs automatically.
+            d_next, s_next, msg = queue_entry(services, queue, pos + 1)
+            if d_next is None:
+                return (new, *render_result(new), [], "", "", saved, gr.update(), gr.update(), pos + 1, msg, False, gr.update())
+            # The header is an output too: a State set by an event that skips the queue fires no .change.
+            return (*no_result, [], "", "", saved, d_next, s_next, pos + 1, msg, True, entry_view(d_next, s_next))
+        return with_user(run, 8, refusal=(len(verdict_outs), verdict_outs.index(label_msg)))
 
-    def show_problem(trouble):
-        return f"⚠️ **Not saved:** {md_text(trouble.get('message', 'the label was refused'))}"
-
-    def advance(queue, pos, result):
-        if not queue or not (result or {}).get("labelled"):
-            return gr.update(), gr.update(), pos, gr.update()
-        d, s, msg = guard(queue_entry)(services, queue, pos + 1)
-        return (d if d is not None else gr.update()), s, pos + 1, msg
+    def run_next(go, queue, pos, auto, d, s, a, b, bl, w, progress=gr.Progress()):
+        if not go:
+            return (gr.update(),) * len(run_outs)
+        return maybe_run(queue, pos, auto, d, s, a, b, bl, w, progress)
 
     def maybe_run(queue, pos, auto, d, s, a, b, bl, w, progress=gr.Progress()):
         if not (queue and auto and pos < len(queue) and d):
-            return gr.update(), gr.update(), gr.update(), gr.update(), gr.update()
-        return on_run(d, s, a, b, bl, w, progress)
+            return (gr.update(),) * len(run_outs)
+        return refusable(on_run, len(run_outs), 3)(d, s, a, b, bl, w, progress)
 
     # Verdicts skip the queue (queue=False): a label is a quick write, and must neither wait
     # behind model calls nor be refused as "queue full" while visitors wait for the model.
     # The browser then posts them straight to /gradio_api/run/label_*; gradio_client always
     # goes through the queue (see docs/app.md, "Access control and limits").
+    advanced = gr.State(False)  # did the latest verdict move the queue on (then run the next entry)?
+    verdict_outs = [*shown, tags, comment, gold, label_msg, entry_state, setting, pos_state, q_status, advanced, entry_html]
+    queue_inputs = [queue_state, pos_state, q_auto, entry_state, setting, model_a, model_b, blind, rank_prior]
     for v, btn in btns.items():
-        labelled = btn.click(on_verdict(v), [result_state, annotator, tags, comment, gold, problem, session],
-                             [result_state, html_a, html_b, summary, tags, comment, gold], api_name=f"label_{v}", queue=False)
-        labelled.failure(show_problem, problem, summary, api_visibility="private", queue=False)
-        (labelled.success(advance, [queue_state, pos_state, result_state], [entry_state, setting, pos_state, q_status],
-                          api_visibility="private", queue=False)
-            .then(maybe_run, [queue_state, pos_state, q_auto, entry_state, setting, model_a, model_b, blind, rank_prior],
-                  [result_state, html_a, html_b, summary, gold], concurrency_limit=1, concurrency_id="model", api_visibility="private"))
+        (btn.click(on_verdict(v), [result_state, annotator, tags, comment, gold, entry_state, queue_state, pos_state, session],
+                   verdict_outs, api_name=f"label_{v}", queue=False)
+            .then(run_next, [advanced, *queue_inputs], run_outs, concurrency_limit=1, concurrency_id="model",
+                  api_visibility="private"))
 
-    start_btn.click(lambda r, w: guard(gold_text)(r, w), [result_state, start_from], gold, api_visibility="private")
+    start_btn.click(refusable(gold_text, 1, 0), [result_state, start_from], gold, api_visibility="private")
 
     def on_queue(user, src, sets, n, who):
         queue = make_queue(services, src, sets, n, acting_user(services.config, who, user, "label"))
         d, s, msg = queue_entry(services, queue, 0)
-        return queue, 0, d, s, msg
+        return queue, 0, d, s, msg, *no_result
 
     def on_skip(queue, pos):
         if not queue:
-            raise gr.Error("Start a queue first.")
-        d, s, msg = guard(queue_entry)(services, queue, pos + 1)
-        return pos + 1, (d if d is not None else gr.update()), s, msg
+            raise ValueError("Start a queue first.")
+        d, s, msg = queue_entry(services, queue, pos + 1)
+        if d is None:
+            return pos + 1, gr.update(), gr.update(), msg, *(gr.update(),) * len(shown)
+        return pos + 1, d, s, msg, *no_result
 
-    (q_start.click(with_user(on_queue, 4), [q_source, q_settings, q_size, annotator, session], [queue_state, pos_state, entry_state, setting, q_status], api_name="start_queue")
-        .success(maybe_run, [queue_state, pos_state, q_auto, entry_state, setting, model_a, model_b, blind, rank_prior],
-                 [result_state, html_a, html_b, summary, gold], concurrency_limit=1, concurrency_id="model", api_visibility="private"))
-    (q_next.click(on_skip, [queue_state, pos_state], [pos_state, entry_state, setting, q_status], api_visibility="private")
-        .success(maybe_run, [queue_state, pos_state, q_auto, entry_state, setting, model_a, model_b, blind, rank_prior],
-                 [result_state, html_a, html_b, summary, gold], concurrency_limit=1, concurrency_id="model", api_visibility="private"))
+    queue_outs = [queue_state, pos_state, entry_state, setting, q_status, *shown]
+    (q_start.click(with_user(on_queue, 4, refusal=(len(queue_outs), queue_outs.index(q_status))),
+                   [q_source, q_settings, q_size, annotator, session], queue_outs, api_name="start_queue")
+        .then(maybe_run, queue_inputs, run_outs, concurrency_limit=1, concurrency_id="model", api_visibility="private"))
+    skip_outs = [pos_state, entry_state, setting, q_status, *shown]
+    (q_next.click(refusable(on_skip, len(skip_outs), skip_outs.index(q_status)), [queue_state, pos_state], skip_outs,
+                  api_visibility="private")
+        .then(maybe_run, queue_inputs, run_outs, concurrency_limit=1, concurrency_id="model", api_visibility="private"))
     q_source.focus(lambda: gr.update(choices=services.sources()), None, q_source, api_visibility="private")
     return {"setting": setting}

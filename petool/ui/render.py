@@ -29,6 +29,17 @@ CSS = """
 .pt-muted {opacity:0.7; font-size:0.85em}
 .pt-raw {font-family:var(--font-mono); font-size:0.8em; white-space:pre-wrap; max-height:8em; overflow:auto; background:var(--background-fill-secondary); padding:4px; border-radius:4px}
 .pt-notice {padding:6px 10px; border-radius:6px; background:rgba(250,204,21,0.25)}
+.pt-scroll {max-width:100%; overflow-x:auto}
+.pt-call {min-width:0; overflow-wrap:anywhere}
+/* Phones: the two result cards stack, and a table too wide for its card scrolls inside it
+   (a floor on its width keeps columns from shrinking to a character per line). */
+@media (max-width: 640px) {
+  #c-cards {flex-direction:column; flex-wrap:nowrap}
+  #c-cards > * {width:100%; min-width:0 !important; flex:1 1 auto}
+  .pt-table {min-width:18em}
+  .pt-table.pt-wide {min-width:42em}
+  .pt-table td.v {word-break:normal; overflow-wrap:anywhere}
+}
 """
 
 
@@ -118,7 +129,7 @@ def call_html(
                 value = "<i>(missing)</i>" if r["value"] is None else esc(r["value"])
                 gold_cell = f'<td class="v">{esc(r["gold"]) if r["gold"] is not None else "<i>(none)</i>"}</td>' if gold is not None else ""
                 body.append(f'<tr><td>{esc(r["name"])}</td><td class="v {cls}">{value}</td>{gold_cell}</tr>')
-            parts.append(f'<table class="pt-table">{head}{"".join(body)}</table>')
+            parts.append(f'<div class="pt-scroll"><table class="pt-table">{head}{"".join(body)}</table></div>')
         else:
             parts.append('<div class="pt-muted">no parameters</div>')
     if raw:
@@ -144,8 +155,8 @@ def history_html(turns: list[Turn], setting: str, preferred: list[str] | None = 
         )
     return (
         f"<p><b>History ({esc(SETTING_NAMES.get(setting, setting))}, {len(turns)} turns)</b></p>"
-        "<table class='pt-table'><tr><th>#</th><th>instruction</th><th>tool</th><th>parameters</th><th>rating</th><th>preferred tool</th></tr>"
-        + "".join(rows) + "</table>"
+        "<div class='pt-scroll'><table class='pt-table pt-wide'><tr><th>#</th><th>instruction</th><th>tool</th><th>parameters</th><th>rating</th><th>preferred tool</th></tr>"
+        + "".join(rows) + "</table></div>"
     )
 
 
@@ -185,8 +196,8 @@ def candidates_html(entry: Entry, picks: dict[str, str] | None = None) -> str:
     return (
         f"<p><b>Candidates ({len(entry.candidates)})</b> <span class='pt-muted'>★ ground truth · ◆ same function · "
         "✓ a tool the user prefers · * required</span></p>"
-        "<table class='pt-table'><tr><th>mark</th><th>tool</th><th>description</th><th>parameters</th><th>picked by</th></tr>"
-        + "".join(rows) + "</table>"
+        "<div class='pt-scroll'><table class='pt-table pt-wide'><tr><th>mark</th><th>tool</th><th>description</th><th>parameters</th><th>picked by</th></tr>"
+        + "".join(rows) + "</table></div>"
     )
 
 
