@@ -11,11 +11,11 @@
 | PETOOL_OAUTH | on a Space with ``hf_oauth: true``: "Sign in with Hugging Face"; visitors read, only signed-in users label, export, save | 1 when OAUTH_CLIENT_ID is set on a Space |
 | PETOOL_ADMINS | user names that may download the database in demo mode | the Space owner (SPACE_AUTHOR_NAME) |
 | PETOOL_DATA | extra entries file or folder offered in the builder | ../shared/petoolbench/early_test_dev.json.gz when present |
-| PETOOL_EXPORTS | folder for exported pair files | <db folder>/exports |
 | PETOOL_QUEUE | most requests waiting in the queue; beyond it visitors are told the app is busy | 16 |
 | PETOOL_MAX_NEW_TOKENS | cap on tokens generated per model call | the predictor's default (petool.models) |
 | PETOOL_MAX_CALL_S | wall-clock limit per model call in seconds (local generation stops and keeps what it wrote; remote requests time out) | 120 |
-| PETOOL_MAX_UPLOAD_MB | largest file a visitor may upload | 20 |
+| PETOOL_MAX_UPLOAD_MB | largest file a signed-in user may upload | 20 |
+| PETOOL_MAX_UPLOADS_TOTAL_MB | most that uploads not yet imported may hold on disk together; beyond it uploads are refused until some are imported or expire (an hour) | 200 |
 | GRADIO_SERVER_NAME / GRADIO_SERVER_PORT | where to listen | 127.0.0.1 / 7860 (0.0.0.0 on a Space) |
 """
 
@@ -44,13 +44,13 @@ class AppConfig:
     auth: list[tuple[str, str]] = field(default_factory=list)
     auth_private: bool = False
     data_path: str | None = None
-    export_dir: str | None = None
     queue_size: int = 16
     oauth: bool = False
     admins: list[str] = field(default_factory=list)
     max_new_tokens: int | None = None
     max_call_s: int = 120
     max_upload_mb: int = 20
+    max_uploads_total_mb: int = 200
     server_name: str = "127.0.0.1"
     server_port: int = 7860
     on_space: bool = False
@@ -74,9 +74,11 @@ class AppConfig:
             raise ValueError("PETOOL_AUTH_PRIVATE=1 needs PETOOL_AUTH (user:password,...) to log in with")
         if not 1 <= self.max_upload_mb <= 10_000:
             raise ValueError(f"PETOOL_MAX_UPLOAD_MB must be between 1 and 10000, got {self.max_upload_mb!r}")
+        if not self.max_upload_mb <= self.max_uploads_total_mb <= 100_000:
+            raise ValueError(f"PETOOL_MAX_UPLOADS_TOTAL_MB must be between PETOOL_MAX_UPLOAD_MB ({self.max_upload_mb}) "
+                             f"and 100000, got {self.max_uploads_total_mb!r}")
         if self.adapter in ("", "none"):
             self.adapter = None
-        self.export_dir = self.export_dir or str(Path(self.db_path).resolve().parent / "exports")
 
     @property
     def access_control(self) -> bool:
@@ -114,7 +116,6 @@ class AppConfig:
             auth=parse_auth(env.get("PETOOL_AUTH", "")),
             auth_private=_bool(env.get("PETOOL_AUTH_PRIVATE"), "PETOOL_AUTH_PRIVATE", default=False),
             data_path=data_path,
-            export_dir=env.get("PETOOL_EXPORTS"),
             queue_size=_int(env.get("PETOOL_QUEUE"), "PETOOL_QUEUE", 16),
             # OAuth needs a Space with `hf_oauth: true` in its README (which sets OAUTH_CLIENT_ID);
             # elsewhere gradio would fake a login, so it stays off.
@@ -123,6 +124,7 @@ class AppConfig:
             max_new_tokens=_int(env.get("PETOOL_MAX_NEW_TOKENS"), "PETOOL_MAX_NEW_TOKENS", None),
             max_call_s=_int(env.get("PETOOL_MAX_CALL_S"), "PETOOL_MAX_CALL_S", 120),
             max_upload_mb=_int(env.get("PETOOL_MAX_UPLOAD_MB"), "PETOOL_MAX_UPLOAD_MB", 20),
+            max_uploads_total_mb=_int(env.get("PETOOL_MAX_UPLOADS_TOTAL_MB"), "PETOOL_MAX_UPLOADS_TOTAL_MB", 200),
             server_name=env.get("GRADIO_SERVER_NAME") or ("0.0.0.0" if on_space else "127.0.0.1"),
             server_port=_int(env.get("GRADIO_SERVER_PORT"), "GRADIO_SERVER_PORT", 7860),
             on_space=on_space,

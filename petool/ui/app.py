@@ -4,6 +4,7 @@
 from typing import Any, Callable
 
 from petool.appconfig import AppConfig
+from petool.ui import uploads
 from petool.ui.render import CSS, esc
 from petool.ui.services import Services
 
@@ -58,7 +59,8 @@ def about(config: AppConfig, services: Services) -> str:
     stats = services.store.stats()
     return "\n".join([
         "### Configuration",
-        f"- database: `{esc(config.db_path)}` ({'ephemeral' if config.ephemeral else 'persistent'}); exports: `{esc(config.export_dir)}`",
+        (f"- database: `{esc(config.db_path)}` ({'ephemeral' if config.ephemeral else 'persistent'}); exports and "
+         "database snapshots are handed only to whoever asked for them"),
         f"- model: `{esc(config.model)}` → {esc(resolution)}",
         f"- adapter: `{esc(config.adapter)}`; loaded: {esc(model.get('loaded'))}" + (f" ({esc(model.get('name'))})" if model.get("name") else ""),
         f"- demo mode: {config.demo}; password login: {'whole app (gradio login page)' if config.auth_private else 'in the page' if config.auth else False}; "
@@ -108,7 +110,10 @@ def build_demo(config: AppConfig | None = None, services: Services | None = None
             raise RuntimeError(f"Hugging Face sign-in needs gradio[oauth] ({', '.join(missing)} missing): "
                                "add authlib and itsdangerous to requirements.txt, or set PETOOL_OAUTH=0")
     services = services or Services(config, predictor_factory=predictor_factory)
-    with gr.Blocks(title="petool") as demo:
+    upload_guard = uploads.UploadGuard(config)
+    export.sweep_exports()  # private export folders left by an earlier run of the app
+    # delete_cache: uploads and the copies of exports handed to visitors are deleted after an hour.
+    with gr.Blocks(title="petool", delete_cache=(uploads.CACHE_SWEEP_S, uploads.CACHE_MAX_AGE_S)) as demo:
         gr.Markdown(header(config, services), elem_id="header")
         # This page session's in-app login (a SessionLogin or None), held by the server.
         session = gr.State(None)
@@ -124,6 +129,7 @@ def build_demo(config: AppConfig | None = None, services: Services | None = None
             gr.Markdown("Tabs: **Build** a history → **Compare & label** → **Pairs & training** → **Dashboards** / **Errors**.")
         if config.password_login:
             login_box(config, session, annotator)
+            uploads.watch_logins(upload_guard, session)
         entry_state = gr.State(None)
         with gr.Tabs(elem_id="tabs") as tabs:
             with gr.Tab("Build", id="build", elem_id="tab-build"):
@@ -155,6 +161,7 @@ def build_demo(config: AppConfig | None = None, services: Services | None = None
     # them, cannot be posted straight to /gradio_api/run/* around the queue and its size limit.
     demo.queue(max_size=config.queue_size, default_concurrency_limit=4, api_open=False)
     demo.petool_services = services
+    demo.petool_uploads = upload_guard  # read by uploads.UploadGate, the upload route's guard
     demo.petool_session = session
     return demo
 
@@ -211,6 +218,7 @@ def login_box(config: AppConfig, session, annotator) -> None:
 def launch_kwargs(config: AppConfig) -> dict:
     """Arguments for ``demo.launch``: where to listen, login, theme/css/js (Gradio 6 puts them here)."""
     import gradio as gr
+    from starlette.middleware import Middleware
 
     return {
         "server_name": config.server_name,
@@ -223,6 +231,8 @@ def launch_kwargs(config: AppConfig) -> dict:
         "theme": gr.themes.Soft(),
         "css": CSS,
         "js": KEYS_JS,
-        "allowed_paths": [config.export_dir],
+        # No allowed_paths: nothing of the store is served by path. Exports reach only their
+        # requester, as the event's output (gradio's cache, under a random name).
+        "app_kwargs": {"middleware": [Middleware(uploads.UploadGate)]},
         "max_file_size": f"{config.max_upload_mb}mb",
     }
