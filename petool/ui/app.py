@@ -128,8 +128,8 @@ def build_demo(config: AppConfig | None = None, services: Services | None = None
                 gr.LoginButton(scale=1)
             gr.Markdown("Tabs: **Build** a history → **Compare & label** → **Pairs & training** → **Dashboards** / **Errors**.")
         if config.password_login:
-            login_box(config, session, annotator)
-            uploads.watch_logins(upload_guard, session)
+            login_events = login_box(config, session, annotator)
+            uploads.watch_logins(upload_guard, session, login_events)
         entry_state = gr.State(None)
         with gr.Tabs(elem_id="tabs") as tabs:
             with gr.Tab("Build", id="build", elem_id="tab-build"):
@@ -166,8 +166,9 @@ def build_demo(config: AppConfig | None = None, services: Services | None = None
     return demo
 
 
-def login_box(config: AppConfig, session, annotator) -> None:
+def login_box(config: AppConfig, session, annotator) -> list:
     """The in-app "Log in" box (PETOOL_AUTH): a right password puts a SessionLogin in ``session``.
+    Returns its login and logout events, for listeners that follow the session's login.
 
     Its events skip the queue (``queue=False``), so logging in works while the model is busy.
     """
@@ -212,7 +213,8 @@ def login_box(config: AppConfig, session, annotator) -> None:
                     queue=False, show_progress="hidden")
     attempt.failure(lambda problem: f"⚠️ {md_text(problem.get('message', 'login failed'))}", trouble, message,
                     api_visibility="private", queue=False)
-    logout_btn.click(on_logout, None, outputs, api_name="logout", queue=False)
+    logout = logout_btn.click(on_logout, None, outputs, api_name="logout", queue=False)
+    return [attempt, logout]
 
 
 def launch_kwargs(config: AppConfig) -> dict:

@@ -170,7 +170,7 @@ def build(services: Services, session):
             require_user(services.config, user, "import runs")
             return md_text(import_upload(services, f, rep)), None
         except ValueError as exc:
-            return f"⚠️ {md_text(exc)}", None
+            return f"⚠️ {md_text(str(exc))}", None
         finally:
             discard_uploads(f, get_upload_folder())
 
@@ -179,7 +179,7 @@ def build(services: Services, session):
             require_user(services.config, user, "import runs")
             return md_text(import_path(services, p, rep))
         except ValueError as exc:
-            return f"⚠️ {md_text(exc)}"
+            return f"⚠️ {md_text(str(exc))}"
 
     up_btn.click(with_user(on_upload, 2), [upload, replace, session], [import_msg, upload], api_visibility="private").then(
         refresh_filters, None, [runs, models]).then(on_refresh, [runs, models, settings], outputs)

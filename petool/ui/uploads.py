@@ -14,7 +14,7 @@ post files there and gradio would keep them. ``UploadGate`` (an ASGI middleware,
 
 The in-app login lives in the page session's server-side State, which the upload request does
 not name. So the gate gives every browser an HttpOnly cookie holding a random client key, and a
-listener on the session State (``watch_logins``) records which key belongs to which logged-in
+listener after the login box's events (``watch_logins``) records which key belongs to which logged-in
 user; "Log out" forgets it. The key is never readable by the page's scripts.
 """
 
@@ -176,9 +176,10 @@ def client_key(request: Any) -> str | None:
     return cookies.get(CLIENT_COOKIE)
 
 
-def watch_logins(guard: UploadGuard, session) -> None:
-    """Keep ``guard.logins`` in step with the session-login State: a login opens the upload
-    route to this browser, a logout closes it."""
+def watch_logins(guard: UploadGuard, session, login_events: list) -> None:
+    """Keep ``guard.logins`` in step with the session-login State after each of ``login_events``
+    (the login box's login and logout): a login opens the upload route to this browser, a logout
+    closes it. (A State's own change event does not fire after events that skip the queue.)"""
     import gradio as gr
 
     from petool.ui.common import logged_in
@@ -186,7 +187,8 @@ def watch_logins(guard: UploadGuard, session) -> None:
     def on_session(value, request: gr.Request):
         guard.logins.bind(client_key(request), logged_in(None, None, value))
 
-    session.change(on_session, [session], None, api_visibility="private", queue=False, show_progress="hidden")
+    for event in login_events:
+        event.then(on_session, [session], None, api_visibility="private", queue=False, show_progress="hidden")
 
 
 def discard_uploads(files: list | None, upload_dir: str | Path) -> int:
