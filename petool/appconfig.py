@@ -22,7 +22,6 @@ ENV_VARS: tuple[tuple[str, str, str], ...] = (
     ("PETOOL_CACHE", "`~/.cache/petool`", "folder for the converted model (read by petool.models)"),
     ("PETOOL_DATA", "`../shared/petoolbench/early_test_dev.json.gz` when present",
      "extra entries file or folder offered in the builder"),
-    ("PETOOL_EXPORTS", "`<db folder>/exports`", "folder for exported pair files"),
     ("PETOOL_DEMO", "1 on a Space, else 0",
      "demo mode: training, server-folder imports and (except for admins) the database download are off"),
     ("PETOOL_AUTH", "none",
@@ -38,7 +37,9 @@ ENV_VARS: tuple[tuple[str, str, str], ...] = (
     ("PETOOL_MAX_CALL_S", "120",
      ("wall-clock limit per model call, in seconds: local generation stops there and what the model wrote by then is "
       "parsed and scored; for `openai:` models it is the request timeout")),
-    ("PETOOL_MAX_UPLOAD_MB", "20", "largest file a visitor may upload"),
+    ("PETOOL_MAX_UPLOAD_MB", "20", "largest file a signed-in user may upload"),
+    ("PETOOL_MAX_UPLOADS_TOTAL_MB", "200",
+     "most that uploads not yet imported may hold on disk together; beyond it uploads are refused until some are imported or expire (an hour)"),
     ("PETOOL_MAX_SESSIONS", "1000",
      "page sessions whose state the server keeps (the least recently used beyond it are dropped; a session also ends when its tab closes or after 4 h without an event)"),
     ("GRADIO_SERVER_NAME", "`127.0.0.1` (`0.0.0.0` on a Space)", "address to listen on"),
@@ -69,7 +70,6 @@ class AppConfig:
     auth: list[tuple[str, str]] = field(default_factory=list)
     auth_private: bool = False
     data_path: str | None = None
-    export_dir: str | None = None
     queue_size: int = 16
     oauth: bool = False
     admins: list[str] = field(default_factory=list)
@@ -77,6 +77,7 @@ class AppConfig:
     max_call_s: int = 120
     max_upload_mb: int = 20
     max_sessions: int = 1000
+    max_uploads_total_mb: int = 200
     server_name: str = "127.0.0.1"
     server_port: int = 7860
     on_space: bool = False
@@ -102,9 +103,11 @@ class AppConfig:
             raise ValueError(f"PETOOL_MAX_UPLOAD_MB must be between 1 and 10000, got {self.max_upload_mb!r}")
         if not 10 <= self.max_sessions <= 100_000:
             raise ValueError(f"PETOOL_MAX_SESSIONS must be between 10 and 100000, got {self.max_sessions!r}")
+        if not self.max_upload_mb <= self.max_uploads_total_mb <= 100_000:
+            raise ValueError(f"PETOOL_MAX_UPLOADS_TOTAL_MB must be between PETOOL_MAX_UPLOAD_MB ({self.max_upload_mb}) "
+                             f"and 100000, got {self.max_uploads_total_mb!r}")
         if self.adapter in ("", "none"):
             self.adapter = None
-        self.export_dir = self.export_dir or str(Path(self.db_path).resolve().parent / "exports")
 
     @property
     def access_control(self) -> bool:
@@ -142,7 +145,6 @@ class AppConfig:
             auth=parse_auth(env.get("PETOOL_AUTH", "")),
             auth_private=_bool(env.get("PETOOL_AUTH_PRIVATE"), "PETOOL_AUTH_PRIVATE", default=False),
             data_path=data_path,
-            export_dir=env.get("PETOOL_EXPORTS"),
             queue_size=_int(env.get("PETOOL_QUEUE"), "PETOOL_QUEUE", 16),
             # OAuth needs a Space with `hf_oauth: true` in its README (which sets OAUTH_CLIENT_ID);
             # elsewhere gradio would fake a login, so it stays off.
@@ -152,6 +154,7 @@ class AppConfig:
             max_call_s=_int(env.get("PETOOL_MAX_CALL_S"), "PETOOL_MAX_CALL_S", 120),
             max_upload_mb=_int(env.get("PETOOL_MAX_UPLOAD_MB"), "PETOOL_MAX_UPLOAD_MB", 20),
             max_sessions=_int(env.get("PETOOL_MAX_SESSIONS"), "PETOOL_MAX_SESSIONS", 1000),
+            max_uploads_total_mb=_int(env.get("PETOOL_MAX_UPLOADS_TOTAL_MB"), "PETOOL_MAX_UPLOADS_TOTAL_MB", 200),
             server_name=env.get("GRADIO_SERVER_NAME") or ("0.0.0.0" if on_space else "127.0.0.1"),
             server_port=_int(env.get("GRADIO_SERVER_PORT"), "GRADIO_SERVER_PORT", 7860),
             on_space=on_space,

@@ -70,6 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="seed for baselines that draw at random")
     p.add_argument("--out", required=True, help="run folder: config.json, predictions.jsonl, metrics.json")
     p.add_argument("--db", default=None, help="also import the run into this SQLite store")
+    p.add_argument("--replace", action="store_true",
+                   help="with --db: replace a stored run with the same id (the --out folder's name); without it that import is refused")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
     p = sub.add_parser("score", help="score a JSON list of responses against entries")
@@ -191,7 +193,7 @@ def cmd_eval(args) -> int:
     if args.db:
         from petool.store import Store
 
-        run_id = Store(args.db).import_run(args.out)
+        run_id = Store(args.db).import_run(args.out, replace=args.replace)
         print(f"imported as run {run_id} into {args.db}")
     print(f"wrote {Path(args.out) / 'predictions.jsonl'} and metrics.json")
     return 0

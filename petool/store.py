@@ -484,8 +484,13 @@ class Store:
 
     # -- evaluation runs and predictions
 
-    def save_run(self, run: dict, predictions: Iterable[dict] = ()) -> str:
-        """Insert or replace a run and its predictions (one transaction); returns the run id."""
+    def save_run(self, run: dict, predictions: Iterable[dict] = (), replace: bool = False) -> str:
+        """Insert a run and its predictions (one transaction); returns the run id.
+
+        A run already stored under the same id is kept and ValueError raised, unless ``replace``
+        says to swap it (its predictions included) for this one: an import never silently
+        overwrites another run's predictions.
+        """
         run_row = {k: run.get(k) for k in self.schema_columns("runs")}
         if not run_row.get("id"):
             raise ValueError("a run needs an 'id'")
@@ -511,11 +516,18 @@ class Store:
                 p[k] = None if p.get(k) is None else int(bool(p[k]))
             rows.append([p.get(c) for c in cols])
         with self._lock, self.db.conn:
-            self.db.conn.execute("DELETE FROM predictions WHERE run_id = ?", [run_row["id"]])
-            self.db.conn.execute(
-                f"INSERT OR REPLACE INTO runs ({', '.join(run_row)}) VALUES ({', '.join('?' for _ in run_row)})",
-                list(run_row.values()),
-            )
+            if replace:
+                self.db.conn.execute("DELETE FROM predictions WHERE run_id = ?", [run_row["id"]])
+            # Without replace, the primary key decides inside the transaction: two imports racing
+            # for one id (threads or processes) cannot both pass a check made before it.
+            try:
+                self.db.conn.execute(
+                    f"{'INSERT OR REPLACE' if replace else 'INSERT'} INTO runs ({', '.join(run_row)}) "
+                    f"VALUES ({', '.join('?' for _ in run_row)})",
+                    list(run_row.values()),
+                )
+            except sqlite3.IntegrityError:
+                raise RunExists(run_row["id"]) from None
             self.db.conn.executemany(
                 f"INSERT OR REPLACE INTO predictions ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})", rows
             )
@@ -525,14 +537,21 @@ class Store:
         # Read beside the writer: a filter check must not queue behind a long import.
         return [r["name"] for r in self._rows("SELECT name FROM pragma_table_info(?) ORDER BY cid", [table])]
 
-    def import_run(self, run_dir: str | Path, run_id: str | None = None, with_entries: bool = True) -> str:
+    def import_run(self, run_dir: str | Path, run_id: str | None = None, with_entries: bool = True,
+                   replace: bool = False) -> str:
         """Load a ``petool eval`` output folder (config.json, metrics.json, predictions.jsonl).
 
-        The entries the run scored are saved too (source ``run:<id>``, marked ``split: test``)
+        The run id is ``run_id``, else config.json's ``run_id``, else the folder's name. The
+        entries the run scored are saved too (source ``run:<id>``, marked ``split: test``)
         when its data path can still be read, so the error inspector can show them whole.
 
+        Args:
+            replace: swap a run already stored under the same id for this one; without it
+                such an import is refused (``RunExists``) and the stored run stays as it was.
+
         Raises:
-            ValueError: naming the missing file or the bad line.
+            ValueError: naming the missing file, the bad line, an empty predictions file, or
+                the run id already stored (``RunExists``).
         """
         run_dir = Path(run_dir)
         pred_path = run_dir / "predictions.jsonl"
@@ -551,6 +570,8 @@ class Store:
             if not isinstance(row, dict) or "entry_id" not in row or not isinstance(row.get("setting"), str):
                 raise ValueError(f"{pred_path.name}: line {n} lacks entry_id or a string setting")
             predictions.append(row)
+        if not predictions:
+            raise ValueError(f"{pred_path.name} holds no predictions: nothing to import (is it the right file?)")
         cfg = config.get("config", config)
         cfg = cfg if isinstance(cfg, dict) else {}
         models = sorted({str(p.get("model")) for p in predictions if p.get("model")})
@@ -575,6 +596,7 @@ class Store:
                 "metrics": metrics,
             },
             predictions,
+            replace=replace,
         )
         if with_entries and data_path and Path(data_path).exists():
             from petool.formats import load_entries
@@ -818,6 +840,16 @@ class Store:
         tables = ("users", "entries", "runs", "predictions", "labels", "train_jobs")
         row = self._rows("SELECT " + ", ".join(f"(SELECT COUNT(*) FROM [{t}]) AS [{t}]" for t in tables))[0]
         return {t: row[t] for t in tables}
+
+
+class RunExists(ValueError):
+    """An import named a run id already in the store; the stored run is unchanged."""
+
+    def __init__(self, run_id: str):
+        self.run_id = run_id
+        super().__init__(f"a run {run_id!r} is already stored; it was kept as it was. Import this one under another "
+                         "id, or replace the stored run explicitly (replace=True; `petool eval --db DB --replace`; "
+                         "the app's \"replace the stored run\" box).")
 
 
 def _read_json_file(path: Path) -> dict:

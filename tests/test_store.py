@@ -8,7 +8,7 @@ import sqlite3
 import pytest
 
 from petool.schema import Entry, Tool, ToolCall, Turn
-from petool.store import MIGRATIONS, Store, entry_from_dict, entry_to_dict
+from petool.store import MIGRATIONS, RunExists, Store, entry_from_dict, entry_to_dict
 
 EXPECTED_SCHEMA = {
     "_migrations": ["id", "name", "applied"],
@@ -141,7 +141,7 @@ def test_import_run(tmp_path, store):
     ]
     (run / "predictions.jsonl").write_text("\n".join(json.dumps(x) for x in lines) + "\n")
     assert store.import_run(run) == "run1"
-    assert store.import_run(run) == "run1"  # re-import replaces, never duplicates
+    assert store.import_run(run, replace=True) == "run1"  # an asked-for re-import replaces, never duplicates
     rows = store.predictions(["run1"])
     assert len(rows) == 2 and rows[0]["call"]["tool_name"] == "<A>.<B>.<C>" and rows[0]["tool_ok"] is True
     assert store.predictions(["run1"], setting="none")[0]["error"] == "format:empty"
@@ -157,6 +157,64 @@ def test_import_run_errors(tmp_path, store):
     (tmp_path / "predictions.jsonl").write_text("{bad\n")
     with pytest.raises(ValueError, match="line 1"):
         store.import_run(tmp_path)
+
+
+def _run_folder(folder, n: int, run_id: str | None = None):
+    folder.mkdir()
+    if run_id:
+        (folder / "config.json").write_text(json.dumps({"run_id": run_id, "model": "fake"}))
+    rows = [{"entry_id": i, "setting": "p", "model": "fake", "tool_ok": True} for i in range(n)]
+    (folder / "predictions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return folder
+
+
+def test_an_import_never_silently_replaces_a_stored_run(tmp_path, store):
+    store.import_run(_run_folder(tmp_path / "a", 50, run_id="shared"))
+    # Another folder naming the same run id: refused, and the stored run keeps its 50 predictions.
+    with pytest.raises(RunExists, match="'shared' is already stored.*replace=True.*--replace"):
+        store.import_run(_run_folder(tmp_path / "b", 1, run_id="shared"))
+    assert len(store.predictions(["shared"])) == 50 and [r["n"] for r in store.runs()] == [50]
+    # A folder whose name is a stored run's id: refused the same way.
+    with pytest.raises(ValueError, match="already stored"):
+        store.import_run(_run_folder(tmp_path / "shared", 3))
+    assert len(store.predictions(["shared"])) == 50
+    # Asked for explicitly, the replacement happens, whole.
+    assert store.import_run(tmp_path / "b", replace=True) == "shared"
+    assert len(store.predictions(["shared"])) == 1 and [r["n"] for r in store.runs()] == [1]
+
+
+def test_save_run_refuses_a_taken_id_from_another_thread(tmp_path):
+    """Two imports racing for one id: exactly one wins, the other is told; none is half-written."""
+    import threading
+
+    store = Store(tmp_path / "race.db")
+    outcomes, start = [], threading.Barrier(8)
+
+    def save(i):
+        start.wait()
+        try:
+            store.save_run({"id": "same"}, [{"entry_id": f"{i}-{j}", "setting": "p"} for j in range(20)])
+            outcomes.append(("saved", i))
+        except RunExists:
+            outcomes.append(("refused", i))
+
+    threads = [threading.Thread(target=save, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    [winner] = [i for kind, i in outcomes if kind == "saved"]
+    assert len(outcomes) == 8
+    assert sorted(r["entry_id"] for r in store.predictions(["same"])) == sorted(f"{winner}-{j}" for j in range(20))
+    store.close()
+
+
+@pytest.mark.parametrize("content", ["", "\n\n  \n"])
+def test_an_empty_predictions_file_is_refused(tmp_path, store, content):
+    (tmp_path / "predictions.jsonl").write_text(content)
+    with pytest.raises(ValueError, match="predictions.jsonl holds no predictions"):
+        store.import_run(tmp_path)
+    assert store.runs() == []
 
 
 def test_jobs(store):

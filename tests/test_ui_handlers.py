@@ -318,8 +318,30 @@ def test_exports(services):
     assert sorted(pb.namelist()) == ["dataset_info.json", "user_entries_dpo_r.json"]
     row = json.loads(pb.read("user_entries_dpo_r.json"))[0]
     assert set(row) == {"instruction", "input", "chosen", "rejected"}
-    for p in (trl, Path(lf.filename)):
-        assert p.resolve().is_relative_to(Path(services.config.export_dir).resolve())
+    # Each export in a fresh private folder of its own: not beside the database, not shared.
+    folders = {trl.parent, Path(lf.filename).parent, Path(pb.filename).parent}
+    assert len(folders) == 3
+    for folder in folders:
+        assert folder.name.startswith(export.EXPORT_PREFIX) and (folder.stat().st_mode & 0o777) == 0o700
+        assert not folder.is_relative_to(Path(services.config.db_path).parent)
+    assert sorted(p.name for p in Path(lf.filename).parent.iterdir()) == [Path(lf.filename).name]
+
+
+def test_old_private_exports_are_swept(services, tmp_path):
+    import os
+    import time
+
+    label_some(services, 1)
+    old, new = Path(export.export_pairs(services, "TRL JSONL")).parent, Path(export.snapshot_db(services)).parent
+    hour_ago = time.time() - 3600
+    os.utime(old, (hour_ago, hour_ago))
+    assert export.sweep_exports() >= 1
+    assert not old.exists() and new.exists()
+    stranger = tmp_path / (export.EXPORT_PREFIX + "not-a-folder")
+    stranger.write_text("kept")
+    os.utime(stranger, (hour_ago, hour_ago))
+    export.sweep_exports(root=tmp_path)
+    assert stranger.read_text() == "kept"  # only folders are swept
 
 
 def test_export_path_cannot_escape(tmp_path):
@@ -456,6 +478,53 @@ def test_upload_import_gives_clear_messages(services, tmp_path):
         dash.import_upload(services, [str(broken)])
     run = write_run(tmp_path / "ok", services.generated()[:2])
     assert "Imported run" in dash.import_upload(services, [str(run / n) for n in dash.RUN_FILES])
+
+
+def test_uploads_in_the_same_second_get_their_own_runs(services, tmp_path, monkeypatch):
+    import time
+
+    monkeypatch.setattr(time, "strftime", lambda fmt, *args: "20250101-120000")  # both in one second
+    first_run = write_run(tmp_path / "one", services.generated()[:3])
+    second_run = write_run(tmp_path / "two", services.generated()[3:4])
+    ids = [dash.import_upload(services, [str(run / "predictions.jsonl")]).removeprefix("Imported run ").rstrip(".")
+           for run in (first_run, second_run)]
+    assert ids[0] != ids[1] and all(i.startswith("upload-20250101-120000") for i in ids)
+    assert [len(services.store.predictions([i])) for i in ids] == [6, 2]
+
+
+def test_an_upload_naming_a_stored_run_is_refused_unless_replace_is_ticked(services, tmp_path):
+    stored = write_run(tmp_path / "stored", services.generated()[:3])
+    services.store.import_run(stored, run_id="mine")
+    other = write_run(tmp_path / "other", services.generated()[3:4])
+    (other / "config.json").write_text(json.dumps({"run_id": "mine", "model": "other"}))
+    files = [str(other / n) for n in dash.RUN_FILES]
+    with pytest.raises(ValueError, match="'mine' is already stored.*replace the stored run"):
+        dash.import_upload(services, files)
+    assert len(services.store.predictions(["mine"])) == 6
+    assert dash.import_upload(services, files, replace=True) == "Imported run mine."
+    assert len(services.store.predictions(["mine"])) == 2
+
+
+def test_an_empty_predictions_upload_is_refused(services, tmp_path):
+    empty = tmp_path / "predictions.jsonl"
+    empty.write_text("")
+    with pytest.raises(ValueError, match="holds no predictions"):
+        dash.import_upload(services, [str(empty)])
+    assert services.store.runs() == []
+
+
+def test_discard_uploads_deletes_only_inside_the_upload_folder(tmp_path):
+    from petool.ui.uploads import discard_uploads
+
+    uploads, outside = tmp_path / "gradio", tmp_path / "mine.jsonl"
+    (uploads / "abc123").mkdir(parents=True)
+    inside = uploads / "abc123" / "predictions.jsonl"
+    inside.write_text("{}")
+    outside.write_text("{}")
+    assert discard_uploads([str(inside), str(outside), str(uploads / ".." / "mine.jsonl")], uploads) == 1
+    assert not inside.exists() and not (uploads / "abc123").exists() and outside.exists()
+    with pytest.raises(ValueError, match="no longer here.*choose the files again"):
+        dash.import_upload(None, [str(inside)])
 
 
 def test_dev_entries_are_test_only(tmp_path):

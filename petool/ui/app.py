@@ -7,6 +7,7 @@ from typing import Any, Callable
 
 from petool.appconfig import AppConfig, env_table
 from petool.runs import training_logs
+from petool.ui import uploads
 from petool.ui.render import CSS, esc
 from petool.ui.services import Services
 
@@ -59,7 +60,8 @@ def about(config: AppConfig, services: Services) -> str:
     stats = services.store.stats()
     return "\n".join([
         "### Configuration",
-        f"- database: `{esc(config.db_path)}` ({'ephemeral' if config.ephemeral else 'persistent'}); exports: `{esc(config.export_dir)}`",
+        (f"- database: `{esc(config.db_path)}` ({'ephemeral' if config.ephemeral else 'persistent'}); exports and "
+         "database snapshots are handed only to whoever asked for them"),
         f"- model: `{esc(config.model)}` → {esc(resolution)}",
         f"- adapter: `{esc(config.adapter)}`; loaded: {esc(model.get('loaded'))}" + (f" ({esc(model.get('name'))})" if model.get("name") else ""),
         f"- demo mode: {config.demo}; password login: {'whole app (gradio login page)' if config.auth_private else 'in the page' if config.auth else False}; "
@@ -108,7 +110,10 @@ def build_demo(config: AppConfig | None = None, services: Services | None = None
             raise RuntimeError(f"Hugging Face sign-in needs gradio[oauth] ({', '.join(missing)} missing): "
                                "add authlib and itsdangerous to requirements.txt, or set PETOOL_OAUTH=0")
     services = services or Services(config, predictor_factory=predictor_factory)
-    with gr.Blocks(title="petool") as demo:
+    upload_guard = uploads.UploadGuard(config)
+    export.sweep_exports()  # private export folders left by an earlier run of the app
+    # delete_cache: uploads and the copies of exports handed to visitors are deleted after an hour.
+    with gr.Blocks(title="petool", delete_cache=(uploads.CACHE_SWEEP_S, uploads.CACHE_MAX_AGE_S)) as demo:
         sessions = SessionJanitor(demo)
         gr.Markdown(header(config, services), elem_id="header")
         # This page session's in-app login (a SessionLogin or None), held by the server.
@@ -124,7 +129,8 @@ def build_demo(config: AppConfig | None = None, services: Services | None = None
                 gr.LoginButton(scale=1)
             gr.Markdown("Tabs: **Build** a history → **Compare & label** → **Pairs & training** → **Dashboards** / **Errors**.")
         if config.password_login:
-            login_box(config, session, annotator)
+            login_events = login_box(config, session, annotator)
+            uploads.watch_logins(upload_guard, session, login_events)
         entry_state = gr.State(None)
         # Tabs wrap onto a second line on a narrow screen instead of hiding behind a "…" menu.
         with gr.Tabs(elem_id="tabs", overflow_behavior="wrap") as tabs:
@@ -163,6 +169,7 @@ def build_demo(config: AppConfig | None = None, services: Services | None = None
     # them, cannot be posted straight to /gradio_api/run/* around the queue and its size limit.
     demo.queue(max_size=config.queue_size, default_concurrency_limit=4, api_open=False)
     demo.petool_services = services
+    demo.petool_uploads = upload_guard  # read by uploads.UploadGate, the upload route's guard
     demo.petool_session = session
     demo.petool_sessions = sessions
     return demo
@@ -206,8 +213,9 @@ class SessionJanitor:
         return len(stale)
 
 
-def login_box(config: AppConfig, session, annotator) -> None:
+def login_box(config: AppConfig, session, annotator) -> list:
     """The in-app "Log in" box (PETOOL_AUTH): a right password puts a SessionLogin in ``session``.
+    Returns its login and logout events, for listeners that follow the session's login.
 
     Its events skip the queue (``queue=False``), so logging in works while the model is busy.
     """
@@ -256,7 +264,8 @@ def login_box(config: AppConfig, session, annotator) -> None:
                     queue=False, show_progress="hidden", api_visibility="undocumented")
     attempt.failure(lambda problem: f"⚠️ {md_text(problem.get('message', 'login failed'))}", trouble, message,
                     api_visibility="private", queue=False)
-    logout_btn.click(on_logout, None, outputs, api_name="logout", queue=False, api_visibility="undocumented")
+    logout = logout_btn.click(on_logout, None, outputs, api_name="logout", queue=False, api_visibility="undocumented")
+    return [attempt, logout]
 
 
 def launch_kwargs(config: AppConfig) -> dict:
@@ -267,9 +276,12 @@ def launch_kwargs(config: AppConfig) -> dict:
     from petool.ui.common import PasswordLogins
     from petool.ui.gate import ClientAddress, PrivateGate
 
+    # Outermost first: the client's address for the login limits, then (private mode) the gate
+    # that shows anonymous visitors nothing, then the guard on uploads.
     middleware = [Middleware(ClientAddress)]
     if config.auth_private:
         middleware.append(Middleware(PrivateGate))
+    middleware.append(Middleware(uploads.UploadGate))
     return {
         "server_name": config.server_name,
         "server_port": config.server_port,
@@ -288,6 +300,7 @@ def launch_kwargs(config: AppConfig) -> dict:
         "theme": gr.themes.Soft(),
         "css": CSS,
         "js": KEYS_JS,
-        "allowed_paths": [config.export_dir],
+        # No allowed_paths: nothing of the store is served by path. Exports reach only their
+        # requester, as the event's output (gradio's cache, under a random name).
         "max_file_size": f"{config.max_upload_mb}mb",
     }

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import secrets
 import shutil
 import tempfile
+import time
 from pathlib import Path
 
 from petool import dashboards as dash
@@ -82,11 +84,18 @@ def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
-def import_upload(services: Services, files: list | None) -> str:
-    """Import a run from uploaded files (predictions.jsonl, and optionally metrics.json, config.json)."""
+def import_upload(services: Services, files: list | None, replace: bool = False) -> str:
+    """Import a run from uploaded files (predictions.jsonl, and optionally metrics.json, config.json).
+
+    The run id is config.json's ``run_id``, else a fresh ``upload_run_id()``; a run already
+    stored under that id is kept (ValueError saying so) unless ``replace`` is set.
+    """
     if not files:
         raise ValueError("Choose the run's files first: predictions.jsonl (and metrics.json, config.json).")
     paths = [Path(f if isinstance(f, str) else getattr(f, "name", f)) for f in files]
+    missing = [p.name for p in paths if not p.is_file()]
+    if missing:
+        raise ValueError(f"{', '.join(missing)} is no longer here (uploads are deleted once imported or refused): choose the files again")
     limit = services.config.max_upload_mb * 1024 * 1024
     for p in paths:
         if p.is_file() and p.stat().st_size > limit:
@@ -98,34 +107,36 @@ def import_upload(services: Services, files: list | None) -> str:
     if "predictions.jsonl" not in by_name:
         raise ValueError("predictions.jsonl is missing: it holds the run's predictions")
     with tempfile.TemporaryDirectory() as tmp:
-        run_dir = Path(tmp) / f"upload-{_stamp()}"
+        run_dir = Path(tmp) / upload_run_id()
         run_dir.mkdir()
         for name, p in by_name.items():
             shutil.copy(p, run_dir / name)
-        run_id = services.store.import_run(run_dir, with_entries=False)
+        run_id = services.store.import_run(run_dir, with_entries=False, replace=replace)
     return f"Imported run {run_id}."
 
 
-def import_path(services: Services, path: str) -> str:
-    """Import a `petool eval` folder on the server (not in demo mode)."""
+def upload_run_id() -> str:
+    """``upload-<time>-<random>``: two uploads in the same second never share an id."""
+    return f"upload-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(4)}"
+
+
+def import_path(services: Services, path: str, replace: bool = False) -> str:
+    """Import a `petool eval` folder on the server (not in demo mode); see ``import_upload`` for ``replace``."""
     if services.config.demo:
         raise ValueError("Importing server folders is disabled in demo mode; upload the files instead.")
     if not (path or "").strip():
         raise ValueError("Type the path of a `petool eval --out` folder.")
-    return f"Imported run {services.store.import_run(path.strip())}."
-
-
-def _stamp() -> str:
-    import time
-
-    return time.strftime("%Y%m%d-%H%M%S")
+    return f"Imported run {services.store.import_run(path.strip(), replace=replace)}."
 
 
 def build(services: Services, session):
     """Lay out the tab and wire it; ``session`` is the page session's login State (common.with_user)."""
     import gradio as gr
+    from gradio.utils import get_upload_folder
 
     from petool.ui.common import require_user, with_user
+    from petool.ui.render import md_text
+    from petool.ui.uploads import discard_uploads
 
     run_choices, model_names = filter_options(services)
     with gr.Row():
@@ -147,11 +158,16 @@ def build(services: Services, session):
     table = gr.Dataframe(headers=TABLE_HEADERS, value=[], interactive=False, label="accuracy table", elem_id="d-table")
     with gr.Accordion("Import an evaluation run", open=False):
         gr.Markdown("Upload the files of a `petool eval --out DIR` folder, or (outside demo mode) give the folder's path on this server. `petool eval --db` imports directly.")
-        upload = gr.File(file_count="multiple", file_types=[".jsonl", ".json"], label="predictions.jsonl, metrics.json, config.json")
-        up_btn = gr.Button("Import uploaded files")
+        if services.config.access_control and not services.config.auth_private:
+            gr.Markdown("Only signed-in users may upload: log in first, or the upload is refused.")
+        upload = gr.File(file_count="multiple", file_types=[".jsonl", ".json"], label="predictions.jsonl, metrics.json, config.json",
+                         elem_id="d-upload")
+        replace = gr.Checkbox(False, label="replace the stored run with the same id (config.json's run_id, or the folder's name)",
+                              elem_id="d-replace")
+        up_btn = gr.Button("Import uploaded files", elem_id="d-import")
         path = gr.Textbox(label="server folder", interactive=not services.config.demo)
         path_btn = gr.Button("Import folder", interactive=not services.config.demo)
-        import_msg = gr.Markdown("")
+        import_msg = gr.Markdown("", elem_id="d-import-msg")
 
     outputs = [acc, hist, bucket, cat, errors, lstats, wins, table, status]
 
@@ -164,14 +180,26 @@ def build(services: Services, session):
         rc, mn = filter_options(services)
         return gr.update(choices=rc), gr.update(choices=mn)
 
-    def on_upload(user, f):
-        require_user(services.config, user, "import runs")
-        return import_upload(services, f)
+    # A refused import says why under its buttons (not only in a toast); the uploaded files are
+    # deleted either way, so the upload box is emptied with them.
+    def on_upload(user, f, rep):
+        try:
+            require_user(services.config, user, "import runs")
+            return md_text(import_upload(services, f, rep)), None
+        except ValueError as exc:
+            return f"⚠️ {md_text(str(exc))}", None
+        finally:
+            discard_uploads(f, get_upload_folder())
 
-    def on_path(user, p):
-        require_user(services.config, user, "import runs")
-        return import_path(services, p)
+    def on_path(user, p, rep):
+        try:
+            require_user(services.config, user, "import runs")
+            return md_text(import_path(services, p, rep))
+        except ValueError as exc:
+            return f"⚠️ {md_text(str(exc))}"
 
-    up_btn.click(with_user(on_upload, 1), [upload, session], import_msg, api_visibility="private").success(refresh_filters, None, [runs, models]).success(on_refresh, [runs, models, settings], outputs)
-    path_btn.click(with_user(on_path, 1), [path, session], import_msg, api_visibility="private").success(refresh_filters, None, [runs, models]).success(on_refresh, [runs, models, settings], outputs)
+    up_btn.click(with_user(on_upload, 2), [upload, replace, session], [import_msg, upload], api_visibility="private").then(
+        refresh_filters, None, [runs, models]).then(on_refresh, [runs, models, settings], outputs)
+    path_btn.click(with_user(on_path, 2), [path, replace, session], import_msg, api_visibility="private").then(
+        refresh_filters, None, [runs, models]).then(on_refresh, [runs, models, settings], outputs)
     return {"refresh": on_refresh, "inputs": [runs, models, settings], "outputs": outputs, "refresh_filters": refresh_filters, "filters": [runs, models]}

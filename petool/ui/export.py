@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import sqlite3
+import tempfile
 import time
 import zipfile
 from pathlib import Path
@@ -22,6 +25,13 @@ FORMATS = {
 PAIR_HEADERS = ["source", "setting", "query", "chosen tool", "rejected"]
 PAIRS_PAGE_SIZE = 100
 """Pairs shown at once: the preview is for reading, the export holds them all."""
+
+EXPORT_PREFIX = "petool-export-"
+"""Name start of the private folders exports are written to (tempfile.mkdtemp adds a random tail)."""
+EXPORT_MAX_AGE_S = 600
+"""How long a private export folder stays on disk. Gradio copies the file into its own cache as
+the event's output at once (under a random name, served to the requester); the folder is
+only a staging place, swept by the next export."""
 
 
 def policy_from(both_bad: str, conflicts: str) -> PairPolicy:
@@ -84,8 +94,32 @@ def export_path(folder: str | Path, name: str) -> Path:
     return path
 
 
+def private_export_dir() -> Path:
+    """A fresh folder for one export: readable by this process's user only (mkdtemp: mode 0700,
+    a random name) and outside every folder gradio serves, so the only way to the file is the
+    copy gradio makes as the event's output for the one who asked. Old ones are swept first."""
+    sweep_exports()
+    return Path(tempfile.mkdtemp(prefix=EXPORT_PREFIX))
+
+
+def sweep_exports(max_age_s: float = EXPORT_MAX_AGE_S, root: str | Path | None = None) -> int:
+    """Delete this user's private export folders older than ``max_age_s``; returns how many."""
+    root = Path(root or tempfile.gettempdir())
+    cutoff = time.time() - max_age_s
+    removed = 0
+    for folder in root.glob(EXPORT_PREFIX + "*"):
+        try:
+            info = folder.lstat()
+        except FileNotFoundError:  # another export swept it first
+            continue
+        if folder.is_dir() and not folder.is_symlink() and info.st_uid == os.getuid() and info.st_mtime < cutoff:
+            shutil.rmtree(folder, ignore_errors=True)
+            removed += 1
+    return removed
+
+
 def export_pairs(services: Services, fmt: str, both_bad: str = "ground_truth", conflicts: str = "drop") -> str:
-    """Write the pairs in ``fmt`` to the export folder; returns the file to download."""
+    """Write the pairs in ``fmt`` to a private folder of its own; returns the file to hand to the requester."""
     from petool.formats import DPO_FILE, write_dataset_info, write_lf_dpo, write_trl_preferences
 
     if fmt not in FORMATS:
@@ -94,7 +128,7 @@ def export_pairs(services: Services, fmt: str, both_bad: str = "ground_truth", c
     if not pairs:
         raise ValueError("No pairs to export yet: label some comparisons first.")
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    root = services.config.export_dir
+    root = private_export_dir()
     if fmt == "TRL JSONL":
         return str(write_trl_preferences(pairs, export_path(root, f"pairs-{stamp}.jsonl")))
     folder = export_path(root, f"pairs-{stamp}-{'lf' if fmt == 'LLaMA-Factory' else 'petoolbench'}")
@@ -115,12 +149,13 @@ def export_pairs(services: Services, fmt: str, both_bad: str = "ground_truth", c
     with zipfile.ZipFile(zip_path, "w", zipfile.ZIP_DEFLATED) as z:
         for f in sorted(folder.iterdir()):
             z.write(f, f.name)
+    shutil.rmtree(folder)
     return str(zip_path)
 
 
 def snapshot_db(services: Services) -> str:
-    """A consistent copy of the live database (SQLite backup API), ready to download."""
-    path = export_path(services.config.export_dir, f"petool-{time.strftime('%Y%m%d-%H%M%S')}.db")
+    """A consistent copy of the live database (SQLite backup API) in a private folder of its own."""
+    path = export_path(private_export_dir(), f"petool-{time.strftime('%Y%m%d-%H%M%S')}.db")
     with services.store._lock:
         target = sqlite3.connect(str(path))
         try:
