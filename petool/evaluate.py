@@ -191,7 +191,7 @@ def score_responses(entries: list[Entry], responses: list[dict], parse_mode: str
             raise ValueError(f"response #{i} must be an object with entry_id, setting and response")
         if item["setting"] not in ALL_SETTINGS:  # a list or object here would be unhashable below
             raise ValueError(f"response #{i}: setting must be one of {', '.join(ALL_SETTINGS)}, got {json.dumps(item['setting'])}")
-        if not isinstance(item.get("response"), (str, type(None))):
+        if item.get("response") is not None and not isinstance(item["response"], str):
             raise ValueError(f"response #{i}: response must be the model's text (a string) or null, got {type(item['response']).__name__}")
         by_key[(str(item["entry_id"]), item["setting"])] = item.get("response")
     settings = list(settings) if settings else sorted({s for _, s in by_key})

@@ -13,7 +13,8 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any, Iterable
 
 from petool.prompts import INSTRUCTION_FIELDS, build_messages, render_system_prompt, split_paper_prompt
 from petool.schema import SETTINGS, Entry, PreferenceExample, SFTExample, Tool, ToolCall, Turn, join_tool_name
@@ -440,14 +441,12 @@ def write_trl_preferences(examples: list[PreferenceExample], path: str | os.Path
     )
 
 
-def _check_messages(messages: list, field_name: str) -> None:
-    if not all(isinstance(m, dict) and isinstance(m.get("content", ""), str) for m in messages):
-        raise ValueError(f"{field_name!r} must hold messages, objects with a role and a text content")
+def _check_messages(messages: Any, field_name: str) -> None:
+    if not isinstance(messages, list) or not all(isinstance(m, dict) and isinstance(m.get("content", ""), str) for m in messages):
+        raise ValueError(f"{field_name!r} must be a list of messages, objects with a role and a text content")
 
 
 def _split_prompt(messages: Any) -> tuple[str, str]:
-    if not isinstance(messages, list):
-        raise ValueError("'prompt' must be a list of messages")
     _check_messages(messages, "prompt")
     system = "".join(m.get("content", "") for m in messages if m.get("role") == "system")
     user = "".join(m.get("content", "") for m in messages if m.get("role") == "user")
@@ -457,8 +456,6 @@ def _split_prompt(messages: Any) -> tuple[str, str]:
 def _assistant(messages: Any) -> str:
     if isinstance(messages, str):
         return messages
-    if not isinstance(messages, list):
-        raise ValueError("an answer must be a string or a list of messages")
     _check_messages(messages, "answer")
     return "".join(m.get("content", "") for m in messages if m.get("role") == "assistant")
 
