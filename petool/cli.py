@@ -105,7 +105,8 @@ EXIT_BROKEN_PIPE = 141
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run one subcommand; every failure ends in one line on stderr and a non-zero exit code."""
+    """Run one subcommand. Bad input, a missing model and a damaged database end in one line on
+    stderr (naming the file or field) and exit code 2; anything else is a bug and keeps its traceback."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if not args.command:
