@@ -20,6 +20,7 @@ ENV_VARS: tuple[tuple[str, str, str], ...] = (
     ("PETOOL_MODEL", "`default`", "base model: `default` (bundled SmolLM2), a folder, a Hub id, or `baseline:<rule>`"),
     ("PETOOL_ADAPTER", "`default`", "adapter compared against the base: `default` (the shipped PEToolLLaMA), a folder, or `none`"),
     ("PETOOL_CACHE", "`~/.cache/petool`", "folder for the converted model (read by petool.models)"),
+    ("PETOOL_MAX_UNZIPPED_MB", "512", "largest content a `.gz` file may decompress to, in MiB; beyond it the file is refused as a likely gzip bomb (read by petool.formats)"),
     ("PETOOL_DATA", "`../shared/petoolbench/early_test_dev.json.gz` when present",
      "extra entries file or folder offered in the builder"),
     ("PETOOL_DEMO", "1 on a Space, else 0",

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
+import os
+import sqlite3
 import sys
 from pathlib import Path
 
+from petool.models import ModelNotFound
 from petool.schema import SETTINGS, setting_list
 
 CONVERT_TARGETS = {
@@ -55,7 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--data", required=True, help="entries: early combined file, release file or folder")
     p.add_argument("--settings", default="p,r,c", help="comma list of p, r, c, none (default p,r,c)")
     p.add_argument("--model", required=True, help="baseline:<rule>, openai:<name>, a path, a Hub id, or 'default'")
-    p.add_argument("--adapter", default=None, help="LoRA adapter folder, or 'default' for the shipped PEToolLLaMA")
+    p.add_argument("--adapter", default=None,
+                   help="LoRA adapter folder, 'default' for the shipped PEToolLLaMA, or 'none' for the base alone (as when left out)")
     p.add_argument("--mode", default="petool", choices=["petool", "paper"], help="generation mode (language models)")
     p.add_argument("--style", default=None, help="prompt style: paper, compact or shortlist (default: paper in paper mode, shortlist in petool mode)")
     p.add_argument("--parse", default="robust", choices=["paper", "robust"], help="how outputs are parsed")
@@ -97,20 +102,47 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+EXIT_BROKEN_PIPE = 141
+"""What a shell shows for a command ended by SIGPIPE (128 + 13): the reader of its output left."""
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run one subcommand. Bad input, a missing model and a damaged database end in one line on
+    stderr (naming the file or field) and exit code 2; anything else is a bug and keeps its traceback."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if not args.command:
         parser.print_help()
         return 0
     try:
-        return COMMANDS[args.command](args)
-    except ValueError as exc:
-        print(f"petool {args.command}: error: {exc}", file=sys.stderr)
+        code = COMMANDS[args.command](args)
+        sys.stdout.flush()  # a reader that left (`| head -1`) shows here, not at interpreter exit
+        return code
+    except BrokenPipeError:
+        _discard_stdout()
+        return EXIT_BROKEN_PIPE
+    except (ValueError, ModelNotFound, sqlite3.Error, OSError) as exc:
+        print(f"petool {args.command}: error: {_one_line(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted: rerun the same command to resume", file=sys.stderr)
         return 130
+
+
+def _one_line(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.filename and exc.strerror:
+        return f"{exc.filename}: {exc.strerror}"
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+def _discard_stdout() -> None:
+    """Point stdout at devnull so the interpreter's last flush does not fail again (Python's
+    documented way to handle SIGPIPE); a stdout without a file descriptor (tests) is left alone."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def _load(path: str):
@@ -186,8 +218,9 @@ def cmd_eval(args) -> int:
             raise SystemExit(f"{flag} applies to local language models")
         if value is not None:
             extra[key] = value
-    predictor = make_predictor(args.model, adapter=args.adapter, mode=args.mode, style=args.style, seed=args.seed, **extra)
-    config = {"data": str(Path(args.data).resolve()), "mode": args.mode, "style": args.style, "adapter": args.adapter, "seed": args.seed}
+    adapter = None if args.adapter in (None, "", "none") else args.adapter  # as PETOOL_ADAPTER=none in the app
+    predictor = make_predictor(args.model, adapter=adapter, mode=args.mode, style=args.style, seed=args.seed, **extra)
+    config = {"data": str(Path(args.data).resolve()), "mode": args.mode, "style": args.style, "adapter": adapter, "seed": args.seed}
     metrics = evaluate(entries, settings, predictor, args.out, args.limit, args.parse, not args.no_progress, config)
     print(format_table(metrics["by_setting"], ["setting", "n", "tool_acc", "param_acc"]))
     if args.db:
@@ -209,7 +242,11 @@ def cmd_score(args) -> int:
     if not isinstance(responses, list):
         raise ValueError(f"{args.responses}: expected a JSON list of responses")
     settings = setting_list(args.settings) if args.settings else None
-    metrics = compute_metrics(score_responses(entries, responses, args.parse, settings))
+    try:
+        records = score_responses(entries, responses, args.parse, settings)
+    except ValueError as exc:
+        raise ValueError(f"{args.responses}: {exc}") from None
+    metrics = compute_metrics(records)
     if args.json:
         print(json.dumps(metrics, indent=2))
     else:
@@ -222,24 +259,26 @@ def cmd_convert(args) -> int:
 
     src, out = Path(args.input), Path(args.out)
     if args.to in ("lf-dpo", "trl-dpo"):
+        reader = formats.read_trl_preferences if args.to == "lf-dpo" else formats.read_lf_dpo
+        pairs, problems = reader(src)
+        _refuse_if_empty(src, pairs, problems)
         if args.to == "lf-dpo":
-            pairs, problems = formats.read_trl_preferences(src)
             formats.write_lf_dpo(pairs, out / "user_entries_dpo.json")
             formats.write_dataset_info(out, {"user_entries_dpo": ("user_entries_dpo.json", True)})
         else:
-            pairs, problems = formats.read_lf_dpo(src)
             formats.write_trl_preferences(pairs, out)
-        _warn(problems)
         print(f"wrote {len(pairs)} pairs to {out}")
         return 0
     if args.to == "trl-sft" and src.is_file() and _looks_like_lf_sft(src):
         examples, problems = formats.read_lf_sft(src)
-        _warn(problems)
+        _refuse_if_empty(src, examples, problems)
         formats.write_trl_sft(examples, out)
         print(f"wrote {len(examples)} examples to {out}")
         return 0
     entries = _load(args.input)
     settings = setting_list(args.settings, SETTINGS + ("none",))
+    if args.to in ("lf-sft", "trl-sft", "release") and not any(s in e.settings for e in entries for s in settings):
+        raise ValueError(f"{src}: no entry has the settings {', '.join(settings)}; nothing written")
     if args.to == "release":
         paths = formats.write_release_files(entries, out, settings)
     elif args.to == "combined":
@@ -260,8 +299,22 @@ def cmd_convert(args) -> int:
     return 0
 
 
+def _refuse_if_empty(src: Path, rows: list, problems: list[str]) -> None:
+    """Say what was skipped; with no usable row, fail before writing anything (an empty training
+    file is not a success)."""
+    _warn(problems)
+    if not rows:
+        skipped = f" ({len(problems)} skipped, see the warnings above)" if problems else ""
+        raise ValueError(f"{src}: no usable rows{skipped}; nothing written")
+
+
 def _looks_like_lf_sft(path: Path) -> bool:
-    head = path.read_bytes()[:4096].decode("utf-8", "ignore")
+    with open(path, "rb") as f:
+        head = f.read(4096)
+    if head[:2] == b"\x1f\x8b":
+        with gzip.open(path) as f:
+            head = f.read(4096)
+    head = head.decode("utf-8", "ignore")
     return '"output"' in head and '"api_call_ground_truth"' not in head
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Iterable, Protocol
 
 from petool.parsing import PARSE_MODES, parse_call
-from petool.schema import Entry, Generation
+from petool.schema import ALL_SETTINGS, Entry, Generation
 from petool.scoring import SCORER_VERSION, aggregate, error_counts, score_call
 
 BENCHMARK_VERSION = "petoolbench-format/1"
@@ -189,6 +189,10 @@ def score_responses(entries: list[Entry], responses: list[dict], parse_mode: str
     for i, item in enumerate(responses):
         if not isinstance(item, dict) or "entry_id" not in item or "setting" not in item:
             raise ValueError(f"response #{i} must be an object with entry_id, setting and response")
+        if item["setting"] not in ALL_SETTINGS:  # a list or object here would be unhashable below
+            raise ValueError(f"response #{i}: setting must be one of {', '.join(ALL_SETTINGS)}, got {json.dumps(item['setting'])}")
+        if item.get("response") is not None and not isinstance(item["response"], str):
+            raise ValueError(f"response #{i}: response must be the model's text (a string) or null, got {type(item['response']).__name__}")
         by_key[(str(item["entry_id"]), item["setting"])] = item.get("response")
     settings = list(settings) if settings else sorted({s for _, s in by_key})
     records = []

@@ -8,10 +8,12 @@ position and reason, and the rest still load; ``strict=True`` turns the first pr
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Callable, Mapping
 from typing import Any, Iterable
 
 from petool.prompts import INSTRUCTION_FIELDS, build_messages, render_system_prompt, split_paper_prompt
@@ -34,22 +36,80 @@ class LoadResult:
 # ---------------------------------------------------------------- reading entries
 
 
-def read_json(path: str | os.PathLike) -> Any:
-    """Load JSON from a plain or gzip file with a message that names the file when it fails."""
+ENV_MAX_UNZIPPED = "PETOOL_MAX_UNZIPPED_MB"
+MAX_UNZIPPED_MB = 512
+"""Largest content a ``.gz`` file may decompress to, in MiB, unless ``PETOOL_MAX_UNZIPPED_MB``
+says otherwise. A gzip bomb inflates about a thousandfold, so without a cap a small file fills the
+memory; the cap leaves room for entry files well past PEToolBench's size."""
+
+_GZIP_MAGIC = b"\x1f\x8b"
+_CHUNK_BYTES = 1 << 20
+
+
+def max_unzipped_bytes(env: Mapping[str, str] = os.environ) -> int:
+    """The decompression cap in bytes: ``PETOOL_MAX_UNZIPPED_MB`` (a whole number of MiB) or the default."""
+    raw = env.get(ENV_MAX_UNZIPPED, "").strip()
+    if not raw:
+        return MAX_UNZIPPED_MB << 20
+    if not raw.isdigit() or int(raw) < 1:
+        raise ValueError(f"PETOOL_MAX_UNZIPPED_MB must be a whole number of MiB, at least 1, got {raw!r}")
+    return int(raw) << 20
+
+
+def read_bytes(path: str | os.PathLike, max_unzipped: int | None = None) -> bytes:
+    """The bytes of a plain file, or of a gzip file decompressed in chunks and refused past a cap.
+
+    Args:
+        max_unzipped: the most bytes a gzip file may decompress to (default: ``max_unzipped_bytes()``).
+    Raises:
+        ValueError naming the file and the cap when the content is larger; OSError / EOFError as
+        reading raises them (missing file, damaged gzip stream).
+    """
+    limit = max_unzipped_bytes() if max_unzipped is None else max_unzipped
+    with open(path, "rb") as f:
+        if f.read(2) != _GZIP_MAGIC:
+            f.seek(0)
+            return f.read()
+        f.seek(0)
+        out = io.BytesIO()
+        with gzip.GzipFile(fileobj=f) as unzipped:
+            # Read one chunk past the cap at most: memory stays bounded whatever the file claims.
+            while chunk := unzipped.read(min(_CHUNK_BYTES, limit + 1 - out.tell())):
+                out.write(chunk)
+                if out.tell() > limit:
+                    raise ValueError(
+                        f"{path}: decompresses to more than {_mib(limit)} MiB, the limit for .gz files "
+                        "(set PETOOL_MAX_UNZIPPED_MB to allow more)"
+                    )
+        return out.getvalue()
+
+
+def _mib(n: int) -> str:
+    return f"{n / (1 << 20):g}"
+
+
+def read_text(path: str | os.PathLike, max_unzipped: int | None = None) -> str:
+    """UTF-8 text of a plain or gzip file (see read_bytes), with errors that name the file."""
     path = Path(path)
     try:
-        raw = path.read_bytes()
-        if raw[:2] == b"\x1f\x8b":
-            raw = gzip.decompress(raw)
-        return json.loads(raw.decode("utf-8"))
+        return read_bytes(path, max_unzipped).decode("utf-8")
     except FileNotFoundError:
         raise ValueError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise ValueError(f"{path}: is a folder, not a file") from None
     except UnicodeDecodeError as exc:
         raise ValueError(f"{path}: not UTF-8 text (byte {exc.start})") from None
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno} column {exc.colno})") from None
     except (OSError, EOFError) as exc:
         raise ValueError(f"{path}: cannot read ({exc})") from None
+
+
+def read_json(path: str | os.PathLike, max_unzipped: int | None = None) -> Any:
+    """Load JSON from a plain or gzip file with a message that names the file when it fails."""
+    text = read_text(path, max_unzipped)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno} column {exc.colno})") from None
 
 
 def load_entries(path: str | os.PathLike, strict: bool = False) -> LoadResult:
@@ -295,11 +355,14 @@ def write_dataset_info(folder: str | os.PathLike, files: dict[str, tuple[str, bo
     return write_json(info, Path(folder) / "dataset_info.json")
 
 
-def _read_rows(path: str | os.PathLike, required: tuple[str, ...], strict: bool) -> tuple[list[dict], list[str]]:
+def _read_rows(path: str | os.PathLike, required: tuple[str, ...], strict: bool,
+               convert: Callable[[dict], Any] | None = None) -> tuple[list, list[str]]:
+    """Rows (or ``convert(row)`` for each) of a JSON list or JSONL file; a row lacking a field or
+    failing ``convert`` becomes a problem naming its number."""
     path = Path(path)
-    if path.suffix == ".jsonl":
+    if path.name.endswith((".jsonl", ".jsonl.gz")):
         rows, problems = [], []
-        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        for n, line in enumerate(read_text(path).splitlines(), 1):
             if line.strip():
                 try:
                     rows.append(json.loads(line))
@@ -314,8 +377,11 @@ def _read_rows(path: str | os.PathLike, required: tuple[str, ...], strict: bool)
         missing = [k for k in required if not isinstance(row, dict) or k not in row]
         if missing:
             problems.append(f"{path.name}: row #{i}: missing {', '.join(missing)}")
-        else:
-            good.append(row)
+            continue
+        try:
+            good.append(convert(row) if convert else row)
+        except (ValueError, TypeError, AttributeError) as exc:  # messages that are not role/content objects
+            problems.append(f"{path.name}: row #{i}: {exc}")
     if strict and problems:
         raise ValueError(problems[0])
     return good, problems
@@ -376,9 +442,13 @@ def write_trl_preferences(examples: list[PreferenceExample], path: str | os.Path
     )
 
 
+def _check_messages(messages: Any, field_name: str) -> None:
+    if not isinstance(messages, list) or not all(isinstance(m, dict) and isinstance(m.get("content", ""), str) for m in messages):
+        raise ValueError(f"{field_name!r} must be a list of messages, objects with a role and a text content")
+
+
 def _split_prompt(messages: Any) -> tuple[str, str]:
-    if not isinstance(messages, list):
-        raise ValueError("'prompt' must be a list of messages")
+    _check_messages(messages, "prompt")
     system = "".join(m.get("content", "") for m in messages if m.get("role") == "system")
     user = "".join(m.get("content", "") for m in messages if m.get("role") == "user")
     return system, user
@@ -387,24 +457,25 @@ def _split_prompt(messages: Any) -> tuple[str, str]:
 def _assistant(messages: Any) -> str:
     if isinstance(messages, str):
         return messages
+    _check_messages(messages, "answer")
     return "".join(m.get("content", "") for m in messages if m.get("role") == "assistant")
 
 
 def read_trl_sft(path: str | os.PathLike, strict: bool = False) -> tuple[list[SFTExample], list[str]]:
     """Read TRL prompt/completion JSONL back into SFT examples."""
-    rows, problems = _read_rows(path, ("prompt", "completion"), strict)
-    out = []
-    for r in rows:
-        system, user = _split_prompt(r["prompt"])
-        out.append(SFTExample(system, user, _assistant(r["completion"])))
-    return out, problems
+    return _read_rows(path, ("prompt", "completion"), strict, _trl_sft_example)
+
+
+def _trl_sft_example(row: dict) -> SFTExample:
+    system, user = _split_prompt(row["prompt"])
+    return SFTExample(system, user, _assistant(row["completion"]))
 
 
 def read_trl_preferences(path: str | os.PathLike, strict: bool = False) -> tuple[list[PreferenceExample], list[str]]:
     """Read TRL conversational preference JSONL back into pairs."""
-    rows, problems = _read_rows(path, ("prompt", "chosen", "rejected"), strict)
-    out = []
-    for r in rows:
-        system, user = _split_prompt(r["prompt"])
-        out.append(PreferenceExample(system, user, _assistant(r["chosen"]), _assistant(r["rejected"])))
-    return out, problems
+    return _read_rows(path, ("prompt", "chosen", "rejected"), strict, _trl_preference)
+
+
+def _trl_preference(row: dict) -> PreferenceExample:
+    system, user = _split_prompt(row["prompt"])
+    return PreferenceExample(system, user, _assistant(row["chosen"]), _assistant(row["rejected"]))

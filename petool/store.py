@@ -212,6 +212,10 @@ CACHE_KEYS = 256
 """Derived views kept at once (one per view and filter choice); the oldest goes first."""
 
 
+class StoreDamaged(sqlite3.DatabaseError):
+    """The database file is not a sound SQLite database; the message names the file."""
+
+
 class Store:
     """One SQLite file (or ``":memory:"``) with petool's tables.
 
@@ -249,12 +253,29 @@ class Store:
         with self._lock:
             self.db.execute("PRAGMA foreign_keys = ON")
             self.db.execute("PRAGMA busy_timeout = 30000")
-            _retry_when_locked(self._start)
+            try:
+                _retry_when_locked(self._start)
+            except sqlite3.DatabaseError as exc:
+                conn.close()
+                if isinstance(exc, StoreDamaged):
+                    raise
+                if isinstance(exc, sqlite3.OperationalError):  # cannot open, locked, disk I/O: name the file
+                    raise sqlite3.OperationalError(f"{self.path}: {exc}") from exc
+                raise StoreDamaged(f"{self.path}: not a sound SQLite database ({exc}); restore a backup") from None
 
     def _start(self) -> None:
         if self.path != ":memory:":
+            self._check_sound()
             self.db.enable_wal()
         self.migrate()
+
+    def _check_sound(self) -> None:
+        """``PRAGMA quick_check`` before anything writes: a damaged page is refused at the start,
+        naming the file, instead of failing some later read or being written over."""
+        problems = [str(r[0]) for r in self.db.conn.execute("PRAGMA quick_check").fetchall()]
+        if problems != ["ok"]:
+            shown = " ".join("; ".join(problems[:3]).split()) + ("; …" if len(problems) > 3 else "")
+            raise StoreDamaged(f"{self.path}: not a sound SQLite database (quick_check: {shown}); restore a backup")
 
     def close(self) -> None:
         with self._readers_lock:
