@@ -357,6 +357,6 @@ def test_prediction_fingerprint_sees_a_replaced_run(store):
     assert [r["tool_ok"] for r in rows] == [True, True, True]
     add_pair_label(store, 1)
     assert store.prediction_summaries()[1] == before
-    store.save_run({"id": "r1"}, [{**p, "tool_ok": False, "error": "tool:wrong"} for p in preds])
+    store.save_run({"id": "r1"}, [{**p, "tool_ok": False, "error": "tool:wrong"} for p in preds], replace=True)
     rows, after = store.prediction_summaries()
     assert after != before and [r["tool_ok"] for r in rows] == [False, False, False]
