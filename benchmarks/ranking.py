@@ -30,7 +30,7 @@ from petool.prompts import SHORTLIST_SIZE
 
 # which module setting --vary sets
 WEIGHTS = {"rejected": "REJECTED_LIKENESS_WEIGHT", "cohesion": "COHESION_WEIGHT", "opening": "OPENING_CALLS_MAX",
-           "unaddressed": "DEMOTE_UNADDRESSED", "api-name": "API_NAME_WEIGHT", "name-likeness": "NAME_LIKENESS_WEIGHT", "description-likeness": "DESCRIPTION_LIKENESS_WEIGHT"}
+           "api-name": "API_NAME_WEIGHT", "name-likeness": "NAME_LIKENESS_WEIGHT", "description-likeness": "DESCRIPTION_LIKENESS_WEIGHT"}
 INTEGER = {"OPENING_CALLS_MAX"}
 
 
