@@ -1,18 +1,16 @@
-"""How often the evidence ranking puts the ground truth first (and in the prompt's shortlist), by
-setting and by the weight of likeness to the tools the user turned away from
-(`petool.ranking.REJECTED_LIKENESS_WEIGHT`) or, with `--vary cohesion`, of likeness to another
-tool's candidate where the history turns none away (`petool.ranking.COHESION_WEIGHT`), or, with
-`--vary unaddressed --weights 0,1`, whether candidates needing a web address the query lacks go
-last (`petool.ranking.DEMOTE_UNADDRESSED`).
+"""How often the evidence ranking puts the ground truth first (the `baseline:evidence` rule's
+tool) and in the prompt's shortlist, by setting, as one of the ranking's features or weights
+(`--vary`) takes each of `--weights`.
 
-The weight is chosen on generated entries; `--copied` sets the share of functional clusters
-built as one API copied under several tools, as PEToolBench's are (48 of the 52 clusters of the
-real dev entries). `--data` adds the same table for a real file, read after the choice.
+Measured on generated entries split by category (docs/measuring.md): the validation part
+chooses, the held-out part confirms. `--copied` sets the share of functional clusters built as
+one API copied under several tools. `--data` adds the same table for a real file, to read only
+once the choice is made.
 
-    .venv/bin/python benchmarks/ranking.py --copied 0.9 --weights 1,1.5,1.75,2
-    .venv/bin/python benchmarks/ranking.py --copied 0 --data ../shared/petoolbench/early_test_dev.json.gz
-    .venv/bin/python benchmarks/ranking.py --vary cohesion --weights 0,0.25,0.5,1,2 --settings p
-    .venv/bin/python benchmarks/ranking.py --vary unaddressed --weights 0,1 --settings prc
+    .venv/bin/python benchmarks/ranking.py --vary rejected --weights 0,1,1.75 --settings rc
+    .venv/bin/python benchmarks/ranking.py --vary rejected --weights 0,1,1.75 --settings rc --copied 0.9
+    .venv/bin/python benchmarks/ranking.py --vary cohesion --weights 0,0.5 --settings p
+    .venv/bin/python benchmarks/ranking.py --vary opening --weights 1,3,5,20 --settings c
 """
 
 from __future__ import annotations
@@ -24,11 +22,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from petool import ranking  # noqa: E402
-from petool.prompts import SHORTLIST_SIZE  # noqa: E402
+from petool import ranking
+from petool.bench import BuildConfig, build_parts
+from petool.catalog import load_catalog
+from petool.formats import load_entries
+from petool.prompts import SHORTLIST_SIZE
 
-# which module setting --vary sets; DEMOTE_UNADDRESSED is on or off (--weights 0,1)
-WEIGHTS = {"rejected": "REJECTED_LIKENESS_WEIGHT", "cohesion": "COHESION_WEIGHT", "unaddressed": "DEMOTE_UNADDRESSED"}
+# which module setting --vary sets
+WEIGHTS = {"rejected": "REJECTED_LIKENESS_WEIGHT", "cohesion": "COHESION_WEIGHT", "opening": "OPENING_CALLS_MAX",
+           "api-name": "API_NAME_WEIGHT", "name-likeness": "NAME_LIKENESS_WEIGHT", "description-likeness": "DESCRIPTION_LIKENESS_WEIGHT"}
+INTEGER = {"OPENING_CALLS_MAX"}
 
 
 def gold_rank_shares(entries: list, settings: str) -> dict[str, tuple[float, float]]:
@@ -44,35 +47,35 @@ def gold_rank_shares(entries: list, settings: str) -> dict[str, tuple[float, flo
 
 
 def main() -> None:
-    from petool.bench import BuildConfig, build_entries
-    from petool.catalog import load_catalog
-    from petool.formats import load_entries
-
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", default="101,202,303")
-    parser.add_argument("--n", type=int, default=600, help="generated test entries per seed")
-    parser.add_argument("--copied", type=float, default=0.9, help="share of clusters built as copies of one API")
+    parser.add_argument("--n", type=int, default=600, help="generated entries per part and seed")
+    parser.add_argument("--copied", type=float, default=0.0, help="share of clusters built as copies of one API")
     parser.add_argument("--weights", default="0.5,1,1.5,1.75,2,3")
     parser.add_argument("--settings", default="rc")
-    parser.add_argument("--data", help="a real entries file to read the same table on")
+    parser.add_argument("--data", help="a real entries file to read the same table on, once the choice is made")
     parser.add_argument("--vary", choices=sorted(WEIGHTS), default="rejected", help="which weight --weights sets")
     args = parser.parse_args()
     catalog = load_catalog()
-    generated = []
+    parts: dict[str, list] = {"validation": [], "held-out": []}
     for seed in map(int, args.seeds.split(",")):
-        generated += build_entries(catalog, BuildConfig(seed=seed, n_train=0, n_test=args.n, p_copied_cluster=args.copied))[1]
-    real = load_entries(args.data).entries if args.data else []
+        built = build_parts(catalog, BuildConfig(seed=seed, split_by="category", n_train=0, n_validation=args.n, n_test=args.n,
+                                                 p_copied_cluster=args.copied))
+        parts["validation"] += built["validation"]
+        parts["held-out"] += built["test"]
+    if args.data:
+        parts["real"] = load_entries(args.data).entries
     settings = args.settings.replace(",", "")
-    head = [f"generated {s}" for s in settings] + [f"real {s}" for s in settings if real]
-    print(f"{len(generated)} generated entries (copied clusters {args.copied:g})" + (f", {len(real)} real" if real else "")
-          + f"; % ground truth first / in the first {SHORTLIST_SIZE}, by {WEIGHTS[args.vary]}")
-    print("| weight | " + " | ".join(head) + " |")
+    head = [f"{part} {s}" for part in parts for s in settings]
+    name = WEIGHTS[args.vary]
+    print(f"{args.n} generated entries per part and seed (seeds {args.seeds}, split by category, copied clusters {args.copied:g})"
+          + (f", {len(parts['real'])} real" if args.data else "") + f"; % ground truth first / in the first {SHORTLIST_SIZE}, by {name}")
+    print(f"| {args.vary} | " + " | ".join(head) + " |")
     print("|---" * (len(head) + 1) + "|")
     for weight in map(float, args.weights.split(",")):
-        setattr(ranking, WEIGHTS[args.vary], weight)
-        cells = list(gold_rank_shares(generated, settings).values()) + (list(gold_rank_shares(real, settings).values()) if real else [])
+        setattr(ranking, name, int(weight) if name in INTEGER else weight)
+        cells = [cell for entries in parts.values() for cell in gold_rank_shares(entries, settings).values()]
         print(f"| {weight:g} | " + " | ".join(f"{first:.1f} / {listed:.1f}" for first, listed in cells) + " |", flush=True)
-
 
 if __name__ == "__main__":
     main()

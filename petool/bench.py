@@ -50,7 +50,9 @@ class BuildConfig:
     n_train: int = 2000
     n_test: int = 1000
     settings: tuple = SETTINGS
-    split_by: str = "cluster"  # cluster: train and test ground truths come from disjoint clusters
+    split_by: str = "cluster"  # cluster: train and test ground truths come from disjoint clusters; category: train, validation and test from disjoint categories
+    n_validation: int = 0  # entries whose ground truths come from the validation categories (split_by=category only)
+    category_shares: tuple = (0.6, 0.2, 0.2)  # split_by=category: the train / validation / test shares of the clusters, whole categories each
     n_candidates: int = 10
     history_length: tuple = (2, 100)  # full history length range (triangular, mode below)
     history_mode: int = 63  # mode of the triangular draw: mean ~55 as in the real data
@@ -80,16 +82,22 @@ class BuildConfig:
         self.history_length = tuple(self.history_length)
         self.k_range = tuple(self.k_range)
         self.tool_comb = tuple(self.tool_comb)
+        self.category_shares = tuple(self.category_shares)
         bad = [s for s in self.settings if s not in SETTINGS]
         if bad or not self.settings:
             raise ValueError(f"settings {self.settings!r}: each must be one of {', '.join(SETTINGS)}")
-        if self.split_by not in ("cluster", "entry"):
-            raise ValueError(f"split_by {self.split_by!r}: valid are cluster, entry")
-        for name in ("n_train", "n_test"):
+        if self.split_by not in SPLITS:
+            raise ValueError(f"split_by {self.split_by!r}: valid are {', '.join(SPLITS)}")
+        for name in ("n_train", "n_validation", "n_test"):
             if not isinstance(getattr(self, name), int) or getattr(self, name) < 0:
                 raise ValueError(f"{name} must be an integer >= 0, got {getattr(self, name)!r}")
-        if self.n_train + self.n_test == 0:
-            raise ValueError("n_train + n_test must be at least 1")
+        if self.n_validation and self.split_by != "category":
+            raise ValueError(f"n_validation needs split_by='category' (got {self.split_by!r}): only that split has validation categories")
+        if self.n_train + self.n_validation + self.n_test == 0:
+            raise ValueError("n_train + n_validation + n_test must be at least 1")
+        shares = self.category_shares
+        if len(shares) != 3 or any(not isinstance(x, (int, float)) or not 0 < x < 1 for x in shares) or abs(sum(shares) - 1) > 1e-9:
+            raise ValueError(f"category_shares {shares!r}: need three shares (train, validation, test), each within 0..1 (exclusive), summing to 1")
         if not 2 <= self.n_candidates <= 100:
             raise ValueError(f"n_candidates must be within 2..100, got {self.n_candidates}")
         lo, hi = self.history_length
@@ -117,6 +125,10 @@ class BuildConfig:
         d = asdict(self)
         d["paraphrase_key"] = "***" if self.paraphrase_key else ""
         return d
+
+
+SPLITS = ("cluster", "entry", "category")
+PARTS = ("train", "validation", "test")
 
 
 def _api_record(api: API, catalog: Catalog, api_id: int) -> dict:
@@ -311,7 +323,8 @@ def _words(text: str) -> set[str]:
 
 
 def split_clusters(catalog: Catalog, config: BuildConfig) -> tuple[list[str], list[str]]:
-    """(train clusters, test clusters): disjoint for split_by=cluster, all clusters otherwise."""
+    """(train clusters, test clusters): disjoint for split_by=cluster, all clusters for
+    split_by=entry (``split_categories`` splits by category)."""
     clusters = sorted(catalog.members)
     if config.split_by == "entry" or config.n_train == 0 or config.n_test == 0:
         return clusters, clusters
@@ -339,13 +352,57 @@ def split_clusters(catalog: Catalog, config: BuildConfig) -> tuple[list[str], li
     return sorted(train), sorted(test)
 
 
-def build_entries(catalog: Catalog, config: BuildConfig, progress: bool = False, report: dict | None = None) -> tuple[list[Entry], list[Entry]]:
-    """Generate (train entries, test entries) from ``catalog`` as ``config`` says.
+def cluster_category(catalog: Catalog, cluster_id: str) -> str:
+    """The category of a functional cluster (its members share one)."""
+    return catalog.members[cluster_id][0].category
+
+
+def split_categories(catalog: Catalog, config: BuildConfig) -> tuple[list[str], list[str], list[str]]:
+    """(train, validation, test) clusters, whole categories each: no two parts share a category,
+    hence no cluster, and every category goes to one part.
+
+    Seeded by ``config.seed``. Categories hold 5 to 11 clusters, so they are dealt largest
+    first (a seeded shuffle orders those of equal size), each to the part furthest below its
+    share of the clusters (``config.category_shares``): every part gets a mix of large and
+    small categories and about its share of the clusters. A narrowed twin's cluster goes with
+    its cluster's category and does not count, so twins leave the split as it was.
+    """
+    base = [c for c in sorted(catalog.members) if base_cluster(c) == c]
+    size: dict[str, int] = {}
+    for c in base:
+        size[cluster_category(catalog, c)] = size.get(cluster_category(catalog, c), 0) + 1
+    if len(size) < len(PARTS):
+        raise ValueError(f"the catalog has {len(size)} categor{'y' if len(size) == 1 else 'ies'}; a split by category needs at least {len(PARTS)}")
+    rng = random.Random(f"{config.seed}|category-split")
+    categories = sorted(size)
+    rng.shuffle(categories)
+    categories.sort(key=lambda cat: -size[cat])  # stable: equal sizes keep the shuffled order
+    target = [share * len(base) for share in config.category_shares]
+    held = [0, 0, 0]
+    part_of: dict[str, int] = {}
+    for cat in categories:
+        empty = [i for i in range(len(PARTS)) if not held[i]]
+        # a part still empty comes first while fewer categories are left than empty parts
+        left = len(categories) - len(part_of)
+        choices = empty if len(empty) >= left else range(len(PARTS))
+        i = max(choices, key=lambda k: (target[k] - held[k], -k))
+        part_of[cat] = i
+        held[i] += size[cat]
+    parts: list[list[str]] = [[], [], []]
+    for c in sorted(catalog.members):
+        parts[part_of[cluster_category(catalog, c)]].append(c)
+    return parts[0], parts[1], parts[2]
+
+
+def build_parts(catalog: Catalog, config: BuildConfig, progress: bool = False, report: dict | None = None) -> dict[str, list[Entry]]:
+    """Generate the train, validation and test entries from ``catalog`` as ``config`` says.
 
     ``report``, when given, receives the paraphraser's counters (calls, kept, failed).
 
-    Test entries get ids 0..n_test-1 and train entries the ids after them. Ground-truth
-    clusters are cycled in a shuffled order so that every cluster is used evenly.
+    Test entries get ids 0..n_test-1, train entries the ids after them, validation entries the
+    ids after those. Ground-truth clusters are cycled in a shuffled order so that every cluster
+    of a part is used evenly. Candidates other than the ground truth's cluster come from the
+    whole catalog, as in real use; only the ground truths keep to their part's clusters.
     """
     if len(catalog.members) < 2:
         raise ValueError(f"the catalog has {len(catalog.members)} functional cluster(s); at least 2 are needed")
@@ -354,10 +411,14 @@ def build_entries(catalog: Catalog, config: BuildConfig, progress: bool = False,
     if config.p_copied_cluster:
         catalog = with_copied_apis(catalog, config.p_copied_cluster, config.seed)
     builder = _Builder(catalog, config)
-    train_clusters, test_clusters = split_clusters(catalog, config)
-    bar = _progress(config.n_train + config.n_test, progress)
-    out = []
-    for name, n, clusters, first_id in (("test", config.n_test, test_clusters, 0), ("train", config.n_train, train_clusters, config.n_test)):
+    if config.split_by == "category":
+        train_clusters, validation_clusters, test_clusters = split_categories(catalog, config)
+    else:
+        (train_clusters, test_clusters), validation_clusters = split_clusters(catalog, config), []
+    bar = _progress(config.n_train + config.n_validation + config.n_test, progress)
+    out = {}
+    for name, n, clusters, first_id in (("test", config.n_test, test_clusters, 0), ("train", config.n_train, train_clusters, config.n_test),
+                                        ("validation", config.n_validation, validation_clusters, config.n_test + config.n_train)):
         rng = random.Random(f"{config.seed}|{name}")
         order: list[str] = []
         entries = []
@@ -366,13 +427,18 @@ def build_entries(catalog: Catalog, config: BuildConfig, progress: bool = False,
                 order = rng.sample(clusters, len(clusters))
             entries.append(builder.entry(first_id + i, order.pop(), rng))
             bar.update(1)
-        out.append(entries)
+        out[name] = entries
     bar.close()
     if report is not None and builder.paraphraser:
         p = builder.paraphraser
         report["paraphrase"] = {"model": p.model, "calls": p.calls, "kept_original": p.kept, "failed": p.failed}
-    test, train = out
-    return train, test
+    return {name: out[name] for name in PARTS}
+
+
+def build_entries(catalog: Catalog, config: BuildConfig, progress: bool = False, report: dict | None = None) -> tuple[list[Entry], list[Entry]]:
+    """(train entries, test entries) of ``build_parts``."""
+    parts = build_parts(catalog, config, progress, report)
+    return parts["train"], parts["test"]
 
 
 class _NoBar:
@@ -400,18 +466,21 @@ def build(config: BuildConfig, out_dir: str | Path, catalog_path: str | Path | N
         out_dir/summary.json               counts and file list (also returned)
         out_dir/test/user_entries_test_{p,r,c,none}.json   release files (authors' evaluator)
         out_dir/test/entries.json.gz       all settings in the early combined format
+        out_dir/validation/...             as test/, when split_by=category and n_validation > 0
         out_dir/train/user_entries_sft_{s}.json, user_entries_dpo_{s}.json, dataset_info.json
         out_dir/train/trl_sft_{s}.jsonl, trl_dpo_{s}.jsonl       TRL conversational files
         out_dir/train/entries.json.gz      train entries in the combined format
     """
     catalog = load_catalog(catalog_path)
     report: dict = {}
-    train, test = build_entries(catalog, config, progress, report)
+    parts = build_parts(catalog, config, progress, report)
+    train, validation, test = parts["train"], parts["validation"], parts["test"]
     out = Path(out_dir)
     written: list[Path] = []
-    if test:
-        written += formats.write_release_files(test, out / "test", (*config.settings, "none"))
-        written.append(formats.write_combined(test, out / "test" / "entries.json.gz"))
+    for name, entries in (("test", test), ("validation", validation)):
+        if entries:
+            written += formats.write_release_files(entries, out / name, (*config.settings, "none"))
+            written.append(formats.write_combined(entries, out / name / "entries.json.gz"))
     info = {}
     n_pairs = {}
     if train:
@@ -439,6 +508,9 @@ def build(config: BuildConfig, out_dir: str | Path, catalog_path: str | Path | N
         "train_clusters": len({e.func for e in train}),
         "test_clusters": len({e.func for e in test}),
         "dpo_pairs": n_pairs,
+        **({"n_validation": len(validation), "validation_clusters": len({e.func for e in validation}),
+            "categories": {name: sorted({e.category for e in entries}) for name, entries in parts.items()}}
+           if config.split_by == "category" else {}),
         "empty_parameter_share": round(sum(not e.ground_truth.parameters for e in train + test) / max(1, len(train + test)), 3),
         "files": sorted(str(p.relative_to(out)) for p in written),
     }
@@ -462,4 +534,4 @@ def _versions() -> dict:
     return out
 
 
-__all__ = ["BuildConfig", "build", "build_entries", "split_clusters"]
+__all__ = ["BuildConfig", "build", "build_entries", "build_parts", "split_categories", "split_clusters"]

@@ -34,7 +34,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--n-train", type=int, default=2000, help="training entries")
     p.add_argument("--n-test", type=int, default=1000, help="test entries")
     p.add_argument("--settings", default="p,r,c", help="history settings to write")
-    p.add_argument("--split-by", default="cluster", choices=["cluster", "entry"], help="cluster: train and test use disjoint functional clusters")
+    p.add_argument("--split-by", default="cluster", choices=["cluster", "entry", "category"],
+                   help="cluster: train and test use disjoint functional clusters; category: train, validation and test use disjoint categories")
+    p.add_argument("--n-validation", type=int, default=0, help="validation entries (--split-by category only)")
     p.add_argument("--n-candidates", type=int, default=10, help="candidates per entry")
     p.add_argument("--window", type=int, default=20, help="history turns embedded in the prompt")
     p.add_argument("--style", default="paper", help="prompt style of the training files: paper, compact or shortlist")
@@ -167,6 +169,7 @@ def cmd_build(args) -> int:
         n_test=args.n_test,
         settings=tuple(setting_list(args.settings, SETTINGS)),
         split_by=args.split_by,
+        n_validation=args.n_validation,
         n_candidates=args.n_candidates,
         window=args.window,
         style=args.style,

@@ -60,32 +60,20 @@ def fit_scores(query: str, candidates: list[Tool], twin_weight: float = 1.0) -> 
 
 
 # The chronological setting puts the 2-5 turns on non-preferred tools first (docs/petoolbench.md §2),
-# so an opening run longer than this already reaches the preferred turns.
+# so an opening run longer than this already reaches the preferred turns (checked on generated
+# validation entries: docs/experiments.md, "Re-justified on held-out generated clusters").
 OPENING_CALLS_MAX = 5
 
 # How much a candidate's likeness to the tools the user turned away from adds to its fit: those
 # tools are the ground truth's functional equivalents, so likeness to them finds the cluster.
-# Chosen on generated entries whose clusters copy one API under several tools, as PEToolBench's
-# do (48 of the 52 clusters in the real dev entries give every member the same API name, 44 the
-# same description): `benchmarks/ranking.py --copied 0.9` (1,800 entries, seeds 101/202/303),
-# ground truth ranked first r / c at 1, 1.5, 1.75, 2: 95.4 / 94.2, 96.2 / 95.0, 96.3 / 95.0,
-# 96.1 / 94.8. The best weight grows with the share of copies: with half the clusters copied 1
-# ranks best (92.3 / 91.2 against 91.5 / 90.2), and with none (90.3 / 89.1 against 89.7 / 88.5).
-REJECTED_LIKENESS_WEIGHT = 1.75
+# Chosen on generated validation entries split by category, with and without clusters copying
+# one API under several tools (docs/experiments.md, "Re-justified on held-out generated clusters").
+REJECTED_LIKENESS_WEIGHT = 1.0
 
 # Where the history turns no candidate away (p), the ground truth's cluster still shows as a
 # group of alike candidates from different tools, while most distractors stand alone: a
-# candidate's likeness to another tool's candidate adds this much to its fit. Real p entries
-# whose ground truth's tool is not in the history (229 of 450) are where that matters: there
-# the best-fitting candidate is often a distractor ("Getallproducts" over six copies of
-# "getInventory"). `benchmarks/ranking.py --vary cohesion --weights 0,0.25,0.5,1,2 --settings prc`
-# (seeds 101/202/303, 1,800 generated entries, copied 0.9), p ground truth first / in the
-# shortlist's 4: 70.4 / 94.1, 72.2 / 97.8, 72.6 / 97.9, 72.8 / 98.1, 72.8 / 97.9; r and c
-# unchanged (their histories turn candidates away). Read after the choice, the real p entries:
-# first 69.8 at every weight, in the shortlist 96.9 -> 98.4 (215 -> 222 of those 229). With
-# the shipped adapter the fused tool choice is unchanged (generated p 80.4 / 81.2 without /
-# with copies; real p 70.4 on all 450, 4 more right parameter sets, 8 fewer picks outside the
-# gold's cluster): the gain is in what the prompt shows and in the evidence rule's order.
+# candidate's likeness to another tool's candidate adds this much to its fit. Chosen on generated
+# validation entries (docs/experiments.md, "Re-justified on held-out generated clusters").
 COHESION_WEIGHT = 0.5
 
 
@@ -93,32 +81,6 @@ def cohesion(tool: Tool, candidates: list[Tool]) -> float:
     """How alike ``tool`` is to the most alike candidate of another tool (provider), 0-1."""
     own = provider_of(tool.name)
     return max((likeness(tool, other) for other in candidates if provider_of(other.name) != own), default=0.0)
-
-
-# A parameter named as a web address ("url", "link", "subtitleUrl", "image_url") takes nothing
-# else; an ID or a name will not do. Parameters that take "URL or ID" are named otherwise.
-_ADDRESS_PARAMETER = re.compile(r"(?:^|_)(?:url|link)$|[a-z0-9](?:Url|URL|Link)$", re.IGNORECASE)
-_WEB_ADDRESS = re.compile(r"https?://|\bwww\.|\b[\w-]+\.(?:com|org|net|io|de|co|uk|fr|dev|app|ai|gov|edu|me|tv|ly|xml|html?|pdf|png|jpe?g|gif|webp|docx?|pptx?|mp[34])\b",
-                          re.IGNORECASE)
-
-
-def lacks_address(query: str, tool: Tool) -> bool:
-    """Whether the tool requires a web address the query does not give: such a call cannot be
-    made as asked (Otto's "Product Details" takes a product page's URL, not the product's id).
-
-    Example:
-        >>> from petool.schema import Parameter
-        >>> otto = Tool("<e>.<Otto>.<Product Details>", required_parameters=[Parameter("url")])
-        >>> lacks_address("details of the product with id 2000383198", otto), lacks_address("details of https://www.otto.de/p/x", otto)
-        (True, False)
-    """
-    return (any(_ADDRESS_PARAMETER.search(p.name) and not str(p.type).upper().startswith(("ARRAY", "OBJECT"))
-                for p in tool.required_parameters)
-            and not _WEB_ADDRESS.search(query))
-
-
-# Whether the ranking holds ``lacks_address`` against a candidate (the benchmark turns it off).
-DEMOTE_UNADDRESSED = True
 
 
 @dataclass
@@ -233,22 +195,15 @@ def _ranking_facts(query: str, history: list[Turn], candidates: list[Tool], sett
     evidence = history_evidence(history if setting != "none" else [], candidates)
     rejected = [t for t in candidates if turned_away(evidence[t.name], setting)]
 
-    unaddressed = {t.name for t in candidates if DEMOTE_UNADDRESSED and lacks_address(query, t)}
-    best_addressed = max((f for name, f in fit.items() if name not in unaddressed), default=0.0)
-    if unaddressed and best_addressed:
-        # the best candidate that can be called as asked sets the scale the threshold reads
-        fit = {name: round(min(1.0, f / best_addressed), 3) for name, f in fit.items()}
-
     def key(t: Tool) -> tuple:
         pref = preference_score(evidence[t.name], setting)
-        addressed = t.name not in unaddressed  # calls that need a web address the query lacks go last
         if rejected:
             if t in rejected:
-                return (addressed, False, fit[t.name], pref)
+                return (False, fit[t.name], pref)
             alike = max(likeness(t, other) for other in rejected)
-            return (addressed, True, fit[t.name] + REJECTED_LIKENESS_WEIGHT * alike, pref)
+            return (True, fit[t.name] + REJECTED_LIKENESS_WEIGHT * alike, pref)
         fits = fit[t.name] >= fit_threshold
-        return (addressed, fits, pref if fits else 0.0, fit[t.name] + COHESION_WEIGHT * cohesion(t, candidates))
+        return (fits, pref if fits else 0.0, fit[t.name] + COHESION_WEIGHT * cohesion(t, candidates))
 
     return {t.name: key(t) for t in candidates}, fit, evidence
 
@@ -272,9 +227,7 @@ def rank_tools(query: str, history: list[Turn], candidates: list[Tool], setting:
     answer) and the rejected come last. Otherwise well-fitting candidates (fit at least
     ``fit_threshold``) come first, ordered by preference, then the rest; equal preference goes
     by fit plus likeness to another tool's candidate (``cohesion``: the cluster's members are
-    alike, most distractors stand alone). Candidates that need a web address the query does
-    not give (``lacks_address``) come after all others, and the best of the rest sets the fit's
-    scale (1.0).
+    alike, most distractors stand alone).
     A pure function of the prompt's inputs, so a prompt can show the candidates in this order
     (the ``shortlist`` style) and a rule can take the first (``baseline:evidence``).
     """

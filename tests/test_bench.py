@@ -12,7 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from petool.bench import BuildConfig, build, build_entries, split_clusters
+from petool.bench import (
+    BuildConfig,
+    build,
+    build_entries,
+    build_parts,
+    cluster_category,
+    split_categories,
+    split_clusters,
+)
 from petool.catalog import load_catalog
 from petool.catalog_variants import base_cluster, with_narrowed_apis
 from petool.formats import load_entries
@@ -50,6 +58,11 @@ def shipped_entries():
     ({"p_narrowed_cluster": -1}, "p_narrowed_cluster"),
     ({"tool_comb": (0, 3)}, "tool_comb"),
     ({"paraphrase_url": "ftp://x"}, "paraphrase_url"),
+    ({"n_validation": 5}, "n_validation needs split_by='category'"),
+    ({"n_validation": -1, "split_by": "category"}, "n_validation"),
+    ({"category_shares": (0.5, 0.5)}, "category_shares"),
+    ({"category_shares": (0.6, 0.3, 0.3)}, "category_shares"),
+    ({"category_shares": (1.0, 0.0, 0.0)}, "category_shares"),
 ])
 def test_config_validation_names_the_bad_value(kwargs, message):
     with pytest.raises(ValueError, match=message):
@@ -118,6 +131,66 @@ def test_split_by_cluster_is_disjoint_and_by_entry_is_not(shipped_entries, small
     assert not {e.func for e in train} & {e.func for e in test}
     train2, test2 = build_entries(small, BuildConfig(n_train=30, n_test=30, split_by="entry", n_users=5))
     assert {e.func for e in train2} & {e.func for e in test2}
+
+
+@pytest.mark.parametrize("seed, shares, narrowed", [
+    (0, (0.6, 0.2, 0.2), 0.0),
+    (7, (0.6, 0.2, 0.2), 0.0),
+    (7, (0.6, 0.2, 0.2), 1.0),
+    (3, (0.4, 0.3, 0.3), 0.0),
+    (3, (0.9, 0.05, 0.05), 0.0),
+])
+def test_split_by_category_is_disjoint_complete_and_seeded(seed, shares, narrowed):
+    catalog = load_catalog()
+    if narrowed:
+        catalog = with_narrowed_apis(catalog, narrowed, seed=seed)
+    config = BuildConfig(seed=seed, split_by="category", category_shares=shares)
+    parts = split_categories(catalog, config)
+    categories = [{cluster_category(catalog, c) for c in part} for part in parts]
+    assert all(parts) and all(categories)
+    for i in range(3):
+        for j in range(i + 1, 3):
+            assert not set(parts[i]) & set(parts[j]) and not categories[i] & categories[j]
+    assert sorted(c for part in parts for c in part) == sorted(catalog.members)  # every cluster, hence category, used
+    assert set().union(*categories) == {a.category for a in catalog.apis}
+    n = sum(base_cluster(c) == c for c in catalog.members)
+    for part, share in zip(parts, shares):  # about each part's share of the clusters (a category holds at most 11)
+        assert abs(sum(base_cluster(c) == c for c in part) - share * n) <= 11
+    assert split_categories(catalog, config) == parts
+    if narrowed:  # twins follow their cluster: the split is the one without them
+        plain = split_categories(load_catalog(), config)
+        assert [[c for c in part if base_cluster(c) == c] for part in parts] == [list(p) for p in plain]
+
+
+def test_split_by_category_depends_on_the_seed():
+    catalog = load_catalog()
+    a = split_categories(catalog, BuildConfig(seed=0, split_by="category"))
+    b = split_categories(catalog, BuildConfig(seed=1, split_by="category"))
+    assert a != b
+
+
+def test_split_by_category_needs_three_categories(small):
+    assert len({a.category for a in small.apis}) == 2
+    with pytest.raises(ValueError, match="needs at least 3"):
+        split_categories(small, BuildConfig(split_by="category"))
+
+
+def test_category_parts_keep_ground_truths_to_their_categories():
+    catalog = load_catalog()
+    config = BuildConfig(seed=5, split_by="category", n_train=60, n_validation=60, n_test=60, n_users=30)
+    parts = build_parts(catalog, config)
+    cats = {name: {e.category for e in entries} for name, entries in parts.items()}
+    assert not cats["train"] & cats["validation"] and not cats["train"] & cats["test"] and not cats["validation"] & cats["test"]
+    clusters = dict(zip(("train", "validation", "test"), split_categories(catalog, config)))
+    for name, entries in parts.items():
+        assert len(entries) == 60 and {e.func for e in entries} <= set(clusters[name])
+    # distractors come from anywhere in the catalog, held-out categories included
+    outside = {catalog.api_by_name[t.name].category for e in parts["test"] for t in e.candidates if t.name not in e.cluster}
+    assert outside - cats["test"]
+    ids = [e.entry_id for name in ("test", "train", "validation") for e in parts[name]]
+    assert ids == list(range(180))
+    again = build_parts(catalog, config)
+    assert again == parts
 
 
 def test_small_catalog_entries(small):

@@ -42,7 +42,7 @@ def test_every_relative_link_points_to_an_existing_file(doc):
 def test_the_docs_folder_holds_the_pages_the_readme_promises():
     names = {p.name for p in DOCS}
     for page in ("cli.md", "formats.md", "app.md", "training.md", "decoding.md", "performance.md",
-                 "experiments.md", "contributing.md", "petoolbench.md"):
+                 "experiments.md", "contributing.md", "petoolbench.md", "measuring.md"):
         assert page in names
 
 

@@ -11,7 +11,6 @@ from petool.ranking import (
     cohesion,
     fit_scores,
     history_evidence,
-    lacks_address,
     likeness,
     preference_score,
     rank_candidates,
@@ -159,42 +158,6 @@ def test_a_copy_of_the_rejected_api_ranks_first_though_another_fits_the_query_be
     assert likeness(copy, rejected) >= 0.5 > likeness(unrelated, rejected)
     history = [Turn("Use the rejected API", ToolCall(rejected.name), 0)]
     assert [t.name for t, _, _ in rank_tools(query, history, candidates, "r")] == [copy.name, unrelated.name, rejected.name]
-
-
-@pytest.mark.parametrize(
-    "query, params, lacks",
-    [
-        ("the details of a product with id 2000383198", ["url"], True),
-        ("scrape the contacts of https://acme.io/team", ["url"], False),
-        ("scrape the contacts of www.acme.io", ["url"], False),
-        ("the sitemap of acme.com as JSON", ["url"], False),
-        ("classify this image", ["link"], True),
-        ("translate the subtitle to French", ["subtitleUrl", "targetLang"], True),
-        ("tracks of the playlist 123", ["playlist"], False),  # "URL or ID" parameters are named otherwise
-        ("the details of a product with id 2000383198", ["product_id"], False),
-        ("a short link", [], False),
-    ],
-)
-def test_lacks_address(query, params, lacks):
-    assert lacks_address(query, Tool("<A>.<B>.<c>", required_parameters=_params(*params))) is lacks
-
-
-def test_a_candidate_needing_a_web_address_the_query_lacks_goes_last():
-    # real p entry 24184 in short: Otto's "Product Details" fits the words best but takes a
-    # product page's URL; the user gave an id
-    otto = Tool("<eCommerce>.<Axesso - Otto Data Service>.<Product Details>", "Product details", _params("url"))
-    cluster = [Tool(f"<eCommerce>.<{tool}>.<products/v2/detail>", "Get detail information of product by id",
-                    _params("id")) for tool in ("Forever21", "Asos")]
-    query = "to get the details of a product with id 2000383198."
-    assert fit_scores(query, [otto, *cluster])[otto.name] == 1.0
-    history = [Turn("Shirts on sale", ToolCall("<eCommerce>.<Forever21>.<products/list>"))]
-    for setting in ("p", "none"):
-        assert [t for t, _, _ in rank_tools(query, history, [otto, *cluster], setting)][-1] == otto
-    # the best candidate that can be called sets the fit's scale, so the preferred one fits
-    ranked = rank_tools(query, history, [otto, *cluster], "p")
-    assert ranked[0][0] == cluster[0] and ranked[0][1] == 1.0
-    # given the page's address, it can be called
-    assert rank_tools("details of https://www.otto.de/p/x-2000383198", history, [otto, *cluster], "p")[0][0] == otto
 
 
 @pytest.mark.parametrize(
