@@ -256,6 +256,18 @@ class Store:
             self.db.enable_wal()
         self.migrate()
 
+    def backup(self, target: str | Path) -> Path:
+        """A consistent copy of the whole database at ``target`` (SQLite's online backup API),
+        taken while writes wait; returns ``target``."""
+        target = Path(target)
+        copy = sqlite3.connect(str(target))
+        try:
+            with self._lock:
+                self.db.conn.backup(copy)
+        finally:
+            copy.close()
+        return target
+
     def close(self) -> None:
         with self._readers_lock:
             readers, self._readers = self._readers, []

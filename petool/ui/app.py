@@ -75,15 +75,15 @@ def about(config: AppConfig, services: Services) -> str:
 
 def adapter_training_figure(config: AppConfig):
     """The configured adapter's loss curves (the shipped one keeps its SFT and DPO logs)."""
-    from petool.dashboards import _empty, training_figure
+    from petool.dashboards import empty_figure, training_figure
     from petool.models import ModelNotFound, resolve_adapter
 
     try:
         path = resolve_adapter(config.adapter)
     except ModelNotFound as exc:
-        return _empty("training", str(exc))
+        return empty_figure("training", str(exc))
     if path is None:
-        return _empty("training", "No adapter configured (PETOOL_ADAPTER): the second model is the base.")
+        return empty_figure("training", "No adapter configured (PETOOL_ADAPTER): the second model is the base.")
     return training_figure(training_logs(path), f"How the adapter was trained ({path.name})")
 
 
