@@ -11,11 +11,11 @@ from collections import Counter, defaultdict
 from typing import Iterable
 
 from petool.runs import loss_series
-from petool.schema import SETTING_NAMES
+from petool.schema import ALL_SETTINGS, SETTING_NAMES
 from petool.scoring import aggregate, error_counts, history_bucket
 
 BUCKET_ORDER = ["0-19", "20-39", "40-59", "60-79", "80+", "unknown"]
-SETTING_ORDER = ["p", "r", "c", "none"]
+SETTING_ORDER = list(ALL_SETTINGS)
 VERDICT_ORDER = ["A", "B", "tie", "both_bad"]
 OUTCOME = {"win": 1.0, "loss": 0.0, "tie": 0.5}
 """A tie or a both-bad verdict counts half a win, as in Chatbot Arena's win rates."""

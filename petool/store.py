@@ -17,14 +17,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from petool.schema import Entry, PreferenceExample, Tool, ToolCall, Turn
+from petool.schema import ALL_SETTINGS, Entry, PreferenceExample, Tool, ToolCall, Turn
 
 VERDICTS = ("A", "B", "tie", "both_bad")
 """A better, B better, tie, both bad."""
 
 JOB_STATUSES = ("queued", "running", "done", "failed", "cancelled")
 
-LABEL_SETTINGS = ("p", "r", "c", "none")
+LABEL_SETTINGS = ALL_SETTINGS
 MAX_ANNOTATOR_CHARS = 100
 MAX_COMMENT_CHARS = 5_000
 MAX_TAGS = 20

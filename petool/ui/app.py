@@ -6,6 +6,7 @@ import time
 from typing import Any, Callable
 
 from petool.appconfig import AppConfig, env_table
+from petool.predictors import ModelSpec
 from petool.runs import training_logs
 from petool.ui import uploads
 from petool.ui.render import CSS, esc
@@ -52,9 +53,7 @@ def about(config: AppConfig, services: Services) -> str:
     """Markdown of the configuration, the model's resolution and the store."""
     model = services.model.describe()
     try:
-        from petool.models import resolve_model
-
-        resolution = resolve_model(config.model).describe() if not config.model.startswith("baseline:") else config.model
+        resolution = ModelSpec.parse(config.model).describe()
     except Exception as exc:  # show the problem, never crash the page
         resolution = f"cannot resolve: {exc}"
     stats = services.store.stats()
