@@ -26,7 +26,8 @@ sys.path.insert(0, str(ROOT))
 from petool.appconfig import DEV_DATA
 from petool.bench import BuildConfig, build_parts
 from petool.catalog import load_catalog
-from petool.evaluate import evaluate, make_predictor
+from petool.evaluate import evaluate
+from petool.predictors import build_predictor
 from petool.formats import load_entries
 from petool.schema import SETTINGS, Entry
 
@@ -87,7 +88,7 @@ def run(model: str, n: int = 300, limit: int | None = None, seed: int = 0, copie
         parts[DEV] = load_entries(dev).entries
     else:
         notes[DEV] = f"(skipped: no dev file at {dev})"
-    predictor = make_predictor(model, adapter=adapter, seed=seed, **model_kwargs)
+    predictor = build_predictor(model, adapter=adapter, seed=seed, **model_kwargs)
     with tempfile.TemporaryDirectory(prefix="petool-generalisation-") as tmp:
         results = measure(predictor, parts, settings, Path(out) if out else Path(tmp), limit)
     return results, notes

@@ -96,12 +96,10 @@ def run(args) -> None:
                 for with_adapter in variants:
                     for proc in (args.adapter_procedures if with_adapter else args.procedures).split(","):
                         p = procedures[proc]
-                        if adapter is not None:
-                            p.use_adapter(with_adapter)
                         name = "base+adapter" if with_adapter else "base"
                         if (proc, name, setting, entry.key) in done:
                             continue
-                        g = p.generate(entry, setting)
+                        g = p.generate(entry, setting, use_adapter=with_adapter if adapter is not None else None)
                         parsed = parse_call(g.text, "paper")
                         score = score_call(entry, setting, parsed)
                         row = {
@@ -109,8 +107,8 @@ def run(args) -> None:
                             "latency_s": g.latency_s, "prompt_tokens": g.prompt_tokens, "output_tokens": g.output_tokens,
                             "parsed": parsed.ok, "on_candidate": bool(parsed.ok and entry.candidate(parsed.call.tool_name)),
                             "tool_ok": score.tool_ok, "params_ok": score.params_ok, "error": score.error,
-                            "prefill_s": p.last.get("prefill_s"), "decode_s": p.last.get("decode_s"),
-                            "model_steps": p.last.get("model_steps"), "forced_tokens": p.last.get("forced_tokens"),
+                            "prefill_s": g.details.get("prefill_s"), "decode_s": g.details.get("decode_s"),
+                            "model_steps": g.details.get("model_steps"), "forced_tokens": g.details.get("forced_tokens"),
                             "flops_per_s": flops, "params": params, "text": g.text[:300],
                         }
                         log.write(json.dumps(row, ensure_ascii=False) + "\n")

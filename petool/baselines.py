@@ -14,7 +14,7 @@ import time
 from collections import Counter
 
 from petool.ranking import rank_candidates
-from petool.schema import Entry, Generation, Tool, ToolCall, provider_of
+from petool.schema import Entry, Generation, Setting, Tool, ToolCall, provider_of
 
 BASELINES = {
     "random": "a seeded random pick inside the ground truth's functional cluster",
@@ -37,15 +37,22 @@ class RuleBaseline:
         self.seed = seed
         self.name = f"baseline:{rule}"
 
+    has_adapter = False
+    """A rule has no adapter to switch."""
+
     def describe(self) -> dict:
         return {"model": self.name, "rule": BASELINES[self.rule], "seed": self.seed}
 
-    def generate(self, entry: Entry, setting: str) -> Generation:
+    def generate(self, entry: Entry, setting: Setting, *, rank_prior: float | None = None,
+                 use_adapter: bool | None = None) -> Generation:
+        """The rule's call as JSON text; ``rank_prior`` plays no part, ``use_adapter=True`` is refused."""
+        if use_adapter:
+            raise ValueError(f"{self.name} has no adapter")
         start = time.perf_counter()
         tool = self.choose(entry, setting)
         call = ToolCall(tool.name, {p.name: p.default for p in tool.required_parameters}) if tool else None
         text = call.to_text() if call else ""
-        return Generation(text, time.perf_counter() - start)
+        return Generation(text, time.perf_counter() - start, model=self.name)
 
     def choose(self, entry: Entry, setting: str) -> Tool | None:
         """The candidate this rule picks for ``entry`` in ``setting``."""
@@ -60,7 +67,7 @@ class RuleBaseline:
         rule = self.rule
         if rule == "rules":
             rule = {"p": "frequent", "r": "ratings", "c": "latest"}.get(setting, "random")
-        history = entry.history(setting) if setting != "none" else []
+        history = entry.history(setting)
         if rule == "random" or not history:
             return rng.choice(options)
         if rule == "latest":

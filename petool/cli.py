@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from petool.models import ModelNotFound
-from petool.schema import SETTINGS, setting_list
+from petool.schema import ALL_SETTINGS, SETTINGS, setting_list
 
 CONVERT_TARGETS = {
     "release": "entries -> a folder of user_entries_test_{p,r,c,none}.json (the authors' release format)",
@@ -204,17 +204,17 @@ def cmd_stats(args) -> int:
 
 
 def cmd_eval(args) -> int:
-    from petool.evaluate import evaluate, make_predictor
+    from petool.evaluate import evaluate
+    from petool.predictors import ModelSpec, build_predictor
     from petool.scoring import format_table
 
     entries = _load(args.data)
     settings = setting_list(args.settings)
-    extra = {"base_url": args.base_url, "api_key": args.api_key} if args.model.startswith("openai:") else {}
+    spec = ModelSpec.parse(args.model)
+    extra = {"base_url": args.base_url, "api_key": args.api_key} if spec.kind == "openai" else {}
     if args.load_in_4bit:
         extra["load_in_4bit"] = True
-    from petool.baselines import BASELINES
-
-    local = not (args.model.startswith(("baseline:", "openai:")) or args.model in BASELINES)
+    local = spec.is_local
     for flag, value, key in (("--rank-prior", args.rank_prior, "rank_prior_weight"),
                              ("--close-penalty", args.close_penalty, "close_penalty")):
         if value is not None and not local:
@@ -222,7 +222,7 @@ def cmd_eval(args) -> int:
         if value is not None:
             extra[key] = value
     adapter = None if args.adapter in (None, "", "none") else args.adapter  # as PETOOL_ADAPTER=none in the app
-    predictor = make_predictor(args.model, adapter=adapter, mode=args.mode, style=args.style, seed=args.seed, **extra)
+    predictor = build_predictor(spec, adapter=adapter, mode=args.mode, style=args.style, seed=args.seed, **extra)
     config = {"data": str(Path(args.data).resolve()), "mode": args.mode, "style": args.style, "adapter": adapter, "seed": args.seed}
     metrics = evaluate(entries, settings, predictor, args.out, args.limit, args.parse, not args.no_progress, config)
     print(format_table(metrics["by_setting"], ["setting", "n", "tool_acc", "param_acc"]))
@@ -279,7 +279,7 @@ def cmd_convert(args) -> int:
         print(f"wrote {len(examples)} examples to {out}")
         return 0
     entries = _load(args.input)
-    settings = setting_list(args.settings, SETTINGS + ("none",))
+    settings = setting_list(args.settings, ALL_SETTINGS)
     if args.to in ("lf-sft", "trl-sft", "release") and not any(s in e.settings for e in entries for s in settings):
         raise ValueError(f"{src}: no entry has the settings {', '.join(settings)}; nothing written")
     if args.to == "release":

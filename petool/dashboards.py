@@ -11,11 +11,11 @@ from collections import Counter, defaultdict
 from typing import Iterable
 
 from petool.runs import loss_series
-from petool.schema import SETTING_NAMES
+from petool.schema import ALL_SETTINGS, SETTING_NAMES
 from petool.scoring import aggregate, error_counts, history_bucket
 
 BUCKET_ORDER = ["0-19", "20-39", "40-59", "60-79", "80+", "unknown"]
-SETTING_ORDER = ["p", "r", "c", "none"]
+SETTING_ORDER = list(ALL_SETTINGS)
 VERDICT_ORDER = ["A", "B", "tie", "both_bad"]
 OUTCOME = {"win": 1.0, "loss": 0.0, "tie": 0.5}
 """A tie or a both-bad verdict counts half a win, as in Chatbot Arena's win rates."""
@@ -115,7 +115,8 @@ def with_history_flag(records: Iterable[dict]) -> list[dict]:
 # ---------------------------------------------------------------- figures
 
 
-def _empty(title: str, message: str):
+def empty_figure(title: str, message: str):
+    """A figure that shows only ``message`` under ``title``: what a dashboard draws when it has no data."""
     import plotly.graph_objects as go
 
     fig = go.Figure()
@@ -145,7 +146,7 @@ def accuracy_figure(records: list[dict], by: str = "setting", color: str = "mode
     title = title or f"Accuracy by {by}"
     records = list(records)
     if not records:
-        return _empty(title, "No predictions yet: run `petool eval` and import the run.")
+        return empty_figure(title, "No predictions yet: run `petool eval` and import the run.")
     if by == "history_bucket":
         records = [{**r, "history_bucket": history_bucket(r.get("history_length"))} for r in records]
     rows = aggregate(records, by=[color, by])
@@ -188,7 +189,7 @@ def category_figure(records: list[dict], top: int = 15):
 
     records = [r for r in records if r.get("category")]
     if not records:
-        return _empty("Accuracy by category", "No categorised predictions yet.")
+        return empty_figure("Accuracy by category", "No categorised predictions yet.")
     common = [c for c, _ in Counter(r["category"] for r in records).most_common(top)]
     rows = aggregate([r for r in records if r["category"] in common], by=["model", "category"])
     fig = go.Figure()
@@ -215,7 +216,7 @@ def error_figure(records: list[dict]):
 
     records = [r for r in records if r.get("error")]
     if not records:
-        return _empty("Errors by model", "No predictions yet.")
+        return empty_figure("Errors by model", "No predictions yet.")
     rows = error_counts(records, by=["model"])
     models = _ordered((r["model"] for r in rows), [])
     codes = _ordered((r["error"] for r in rows), ["ok"])
@@ -240,7 +241,7 @@ def label_stats_figure(labels: list[dict]):
     import plotly.graph_objects as go
 
     if not labels:
-        return _empty("Labels", "No labels yet: compare two calls and give a verdict.")
+        return empty_figure("Labels", "No labels yet: compare two calls and give a verdict.")
     counts: dict[str, Counter] = defaultdict(Counter)
     for lab in labels:
         counts[lab.get("annotator") or "?"][lab.get("verdict")] += 1
@@ -258,7 +259,7 @@ def win_rate_figure(labels: list[dict], **ci):
 
     rows = win_rates(labels, **ci)
     if not rows:
-        return _empty("Win rate from human labels", "No labels comparing two different models yet.")
+        return empty_figure("Win rate from human labels", "No labels comparing two different models yet.")
     names = [f"{r['model']}<br>vs {r['opponent']} (n={r['n']})" for r in rows]
     fig = go.Figure(
         go.Bar(
@@ -293,7 +294,7 @@ def training_figure(logs: dict[str, list[dict]], title: str = "training", empty:
     series = {stage: loss_series(history) for stage, history in logs.items()}
     series = {stage: s for stage, s in series.items() if "loss" in s}
     if not series:
-        return _empty(title, empty)
+        return empty_figure(title, empty)
     fig = make_subplots(rows=len(series), cols=1, subplot_titles=[stage.upper() for stage in series],
                         specs=[[{"secondary_y": True}] for _ in series])
     for row, (stage, s) in enumerate(series.items(), 1):

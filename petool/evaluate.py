@@ -12,72 +12,43 @@ import os
 import platform
 import time
 from pathlib import Path
-from typing import Any, Iterable, Protocol
+from typing import Iterable
 
 from petool.parsing import PARSE_MODES, parse_call
-from petool.schema import ALL_SETTINGS, Entry, Generation
+from petool.predictors import Predictor
+from petool.schema import ALL_SETTINGS, Entry, Generation, Prediction
 from petool.scoring import SCORER_VERSION, aggregate, error_counts, score_call
 
 BENCHMARK_VERSION = "petoolbench-format/1"
 
 
-class Predictor(Protocol):
-    """Anything that answers an entry in a setting: rule baselines, local models, API models."""
-
-    name: str
-
-    def generate(self, entry: Entry, setting: str) -> Generation: ...
-
-
-def make_predictor(model: str, adapter: str | None = None, mode: str = "petool", style: str | None = None, seed: int = 0, **model_kwargs: Any) -> Predictor:
-    """Resolve a ``--model`` value into a predictor.
-
-    Args:
-        model: ``baseline:<rule>`` (see petool.baselines.BASELINES), ``openai:<name>`` for an
-            OpenAI-compatible endpoint, or a local path / Hub id / ``default`` for a causal LM.
-        adapter: a LoRA adapter folder or ``default`` (language models only).
-        mode, style: generation mode and prompt style (language models only).
-    """
-    from petool.baselines import BASELINES, RuleBaseline
-
-    if model.startswith("baseline:") or model in BASELINES:
-        if adapter:
-            raise ValueError("--adapter applies to language models, not to rule baselines")
-        return RuleBaseline(model.removeprefix("baseline:"), seed=seed)
-    if model.startswith("openai:"):
-        from petool.remote import OpenAIPredictor
-
-        return OpenAIPredictor(model.removeprefix("openai:"), style=style or "paper", **model_kwargs)
-    from petool.models import load_predictor
-
-    return load_predictor(model=model, adapter=adapter, mode=mode, style=style, **model_kwargs)
-
-
-def record_for(entry: Entry, setting: str, model: str, generation: Generation | None, parse_mode: str, model_error: str = "") -> dict:
-    """One prediction line: the raw output, the parsed call, the verdicts and the cost."""
+def record_for(entry: Entry, setting: str, model: str, generation: Generation | None, parse_mode: str, model_error: str = "") -> Prediction:
+    """One prediction: the raw output, the parsed call, the verdicts, the cost and, where the tool
+    was chosen as a whole name, how (each shortlisted name's log-likelihood and prior bias)."""
     parsed = parse_call(generation.text, parse_mode) if generation else None
     score = score_call(entry, setting, parsed)
     if model_error:
         score.error = score.param_error = "model:error"
-    return {
-        "entry_id": entry.entry_id,
-        "setting": setting,
-        "model": model,
-        "raw": generation.text if generation else None,
-        "call": score.call.to_json() if score.call else None,
-        "parse_detail": parsed.detail if parsed else model_error,
-        "tool_ok": score.tool_ok,
-        "params_ok": score.params_ok,
-        "error": score.error,
-        "param_error": score.param_error,
-        "gold": entry.ground_truth.to_json(),
-        "latency_s": round(generation.latency_s, 4) if generation else None,
-        "prompt_tokens": generation.prompt_tokens if generation else None,
-        "output_tokens": generation.output_tokens if generation else None,
-        "category": entry.category,
-        "history_length": entry.history_length,
-        "cluster_size": len(entry.cluster_candidates()),
-    }
+    return Prediction(
+        entry_id=entry.entry_id,
+        setting=setting,
+        model=model,
+        raw=generation.text if generation else None,
+        call=score.call,
+        parse_detail=parsed.detail if parsed else model_error,
+        tool_ok=score.tool_ok,
+        params_ok=score.params_ok,
+        error=score.error,
+        param_error=score.param_error,
+        gold=entry.ground_truth,
+        latency_s=round(generation.latency_s, 4) if generation else None,
+        prompt_tokens=generation.prompt_tokens if generation else None,
+        output_tokens=generation.output_tokens if generation else None,
+        category=entry.category,
+        history_length=entry.history_length,
+        cluster_size=len(entry.cluster_candidates()),
+        tool_choice={"scores": generation.tool_scores, "bias": generation.tool_bias} if generation and generation.tool_scores else None,
+    )
 
 
 def read_predictions(path: str | os.PathLike) -> list[dict]:
@@ -135,7 +106,7 @@ def evaluate(
     chosen = entries[:limit] if limit else entries
     run_config = {
         "model": predictor.name,
-        "predictor": predictor.describe() if hasattr(predictor, "describe") else {"model": predictor.name},
+        "predictor": predictor.describe(),
         "settings": settings,
         "parse_mode": parse_mode,
         "limit": limit,
@@ -164,11 +135,7 @@ def evaluate(
             except Exception as exc:  # one failing entry must not lose the rest of a long run
                 generation, error = None, f"{type(exc).__name__}: {exc}"
             row = record_for(entry, setting, predictor.name, generation, parse_mode, error)
-            details = getattr(predictor, "last", None) or {}
-            if generation and details.get("tool_scores"):
-                # how the tool was chosen: each shortlisted name's log-likelihood and prior bias
-                row["tool_choice"] = {"scores": details["tool_scores"], "bias": details.get("tool_bias")}
-            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+            f.write(json.dumps(row.to_json(), ensure_ascii=False) + "\n")
             f.flush()
             if bar:
                 bar.update(1)
@@ -202,7 +169,7 @@ def score_responses(entries: list[Entry], responses: list[dict], parse_mode: str
                 continue
             text = by_key.get((entry.key, setting))
             generation = Generation(text) if text is not None else None
-            records.append(record_for(entry, setting, "responses", generation, parse_mode))
+            records.append(record_for(entry, setting, "responses", generation, parse_mode).to_json())
     return records
 
 

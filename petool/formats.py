@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Iterable
 
 from petool.prompts import INSTRUCTION_FIELDS, build_messages, render_system_prompt, split_paper_prompt
-from petool.schema import SETTINGS, Entry, PreferenceExample, SFTExample, Tool, ToolCall, Turn, join_tool_name
+from petool.schema import ALL_SETTINGS, SETTINGS, Entry, PreferenceExample, SFTExample, Tool, ToolCall, Turn, join_tool_name
 
 RELEASE_FILE = "user_entries_test_{setting}.json"
 SFT_FILE = "user_entries_sft_{setting}.json"
@@ -304,7 +304,7 @@ def write_combined(entries: list[Entry], path: str | os.PathLike) -> Path:
     return write_json([entry_to_json(e) for e in entries], path)
 
 
-def write_release_files(entries: list[Entry], folder: str | os.PathLike, settings: Iterable[str] = (*SETTINGS, "none")) -> list[Path]:
+def write_release_files(entries: list[Entry], folder: str | os.PathLike, settings: Iterable[str] = ALL_SETTINGS) -> list[Path]:
     """Write ``user_entries_test_{setting}.json`` per setting as the authors' evaluator reads them.
 
     Each file holds the fields the official evaluator reads: ``query``, the setting's

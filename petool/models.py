@@ -33,7 +33,7 @@ from typing import Callable
 from petool.prompts import STYLES, build_messages, prompt_candidates
 from petool.query import echoed_values, named_values, stated_values
 from petool.ranking import rank_keys, rank_log_prior, tied_ranks
-from petool.schema import Entry, Generation
+from petool.schema import Entry, Generation, Setting
 
 log = logging.getLogger(__name__)
 
@@ -313,35 +313,48 @@ class LocalPredictor:
         instruction states (quoted text, a number) is not in them yet; above 0 the values it
         names are also written and the call closes once all are (``constrained_generate``)."""
         self.max_time_s = max_time_s
-        """Wall-clock limit per call: generation stops there and ``last["timed_out"]`` says so."""
+        """Wall-clock limit per call: generation stops there and ``Generation.timed_out`` says so."""
         self.rank_prior_weight = DEFAULT_RANK_PRIOR_WEIGHT if rank_prior_weight is None else rank_prior_weight
+        """The rank prior's weight of a call that names none (``generate(rank_prior=...)``)."""
         self.model, self.tokenizer, self.source, self.info = model, tokenizer, source, info
         self.adapter, self.mode, self.style = adapter, mode, style
         self.max_new_tokens = max_new_tokens or (PAPER_MAX_NEW_TOKENS if mode == "paper" else PETOOL_MAX_NEW_TOKENS)
         context = getattr(model.config, "max_position_embeddings", None) or 4096
         self.max_prompt_tokens = max_prompt_tokens or (context - self.max_new_tokens)
         self.adapter_enabled = adapter is not None
+        """Whether a call that does not say (``generate(use_adapter=...)``) runs the adapter."""
         self._grammar = None
-        self.last: dict = {}
-        """Details of the latest generation (dropped turns, model steps, prefill/decode time)."""
+
+    @property
+    def has_adapter(self) -> bool:
+        """Loaded with an adapter: each call may then run with it or without it."""
+        return self.adapter is not None
 
     @property
     def name(self) -> str:
+        return self._name(self.adapter_enabled, self.rank_prior_weight)
+
+    def _name(self, adapter_on: bool, rank_prior: float) -> str:
         base = self.source.name
-        if self.adapter_enabled and self.adapter is not None:
+        if adapter_on and self.adapter is not None:
             base += "+" + self.adapter.name
         if self.mode != "petool" or self.style != DEFAULT_STYLE["petool"]:
             return f"{base}[{self.mode},{self.style}]"
         # a run folder resumes only under the same name, so non-default decoding is part of it
-        if self.rank_prior_weight != DEFAULT_RANK_PRIOR_WEIGHT:
-            base += f"[rank-prior {self.rank_prior_weight:g}]"
+        if rank_prior != DEFAULT_RANK_PRIOR_WEIGHT:
+            base += f"[rank-prior {rank_prior:g}]"
         return base if self.close_penalty == DEFAULT_CLOSE_PENALTY else f"{base}[close-penalty {self.close_penalty:g}]"
 
     def use_adapter(self, enabled: bool) -> None:
-        """Generate with the adapter on or off (the base model), on the same weights in memory."""
+        """Generate with the adapter on or off (the base model) by default, on the same weights in memory."""
+        self.adapter_enabled = self._adapter_on(enabled)
+
+    def _adapter_on(self, enabled: bool | None) -> bool:
+        if enabled is None:
+            return self.adapter_enabled
         if enabled and self.adapter is None:
             raise ValueError("this predictor was loaded without an adapter")
-        self.adapter_enabled = bool(enabled)
+        return bool(enabled)
 
     def describe(self) -> dict:
         return {
@@ -362,18 +375,31 @@ class LocalPredictor:
             "max_prompt_tokens": PAPER_MAX_PROMPT_TOKENS if self.mode == "paper" else self.max_prompt_tokens,
         }
 
-    def generate(self, entry: Entry, setting: str) -> Generation:
-        """Answer ``entry`` in ``setting``; the text is the model's raw output."""
+    def generate(self, entry: Entry, setting: Setting, *, rank_prior: float | None = None,
+                 use_adapter: bool | None = None) -> Generation:
+        """Answer ``entry`` in ``setting``; the text is the model's raw output.
+
+        Args:
+            rank_prior: shortlist style: the weight of the ranking's log prior for this call
+                (None: ``rank_prior_weight``).
+            use_adapter: run this call with the adapter on or off (None: ``adapter_enabled``).
+        """
         import contextlib
 
+        if rank_prior is not None and not 0 <= rank_prior < float("inf"):
+            raise ValueError(f"rank_prior must be a finite number >= 0, got {rank_prior}")
+        weight = self.rank_prior_weight if rank_prior is None else rank_prior
+        adapter_on = self._adapter_on(use_adapter)
         t0 = time.perf_counter()
-        off = self.adapter is not None and not self.adapter_enabled
+        off = self.adapter is not None and not adapter_on
         ctx = self.model.disable_adapter() if off else contextlib.nullcontext()
         with ctx:
-            text, prompt_tokens, output_tokens = (self._paper if self.mode == "paper" else self._petool)(entry, setting)
-        return Generation(text, round(time.perf_counter() - t0, 4), prompt_tokens, output_tokens)
+            generation = self._paper(entry, setting) if self.mode == "paper" else self._petool(entry, setting, weight)
+        generation.latency_s = round(time.perf_counter() - t0, 4)
+        generation.model = self._name(adapter_on, weight)
+        return generation
 
-    def _paper(self, entry: Entry, setting: str) -> tuple[str, int, int]:
+    def _paper(self, entry: Entry, setting: Setting) -> Generation:
         import torch
 
         messages = build_messages(entry, setting, self.style)
@@ -395,10 +421,10 @@ class LocalPredictor:
         ended = new.numel() > 0 and int(new[-1]) == self.tokenizer.eos_token_id
         timed_out = (self.max_time_s is not None and time.perf_counter() - t0 >= self.max_time_s
                      and not ended and int(new.shape[0]) < self.max_new_tokens)
-        self.last = {"prompt_tokens": n, "truncated": n >= PAPER_MAX_PROMPT_TOKENS, "timed_out": timed_out}
-        return self.tokenizer.decode(new, skip_special_tokens=True), n, int(new.shape[0])
+        return Generation(self.tokenizer.decode(new, skip_special_tokens=True), prompt_tokens=n, output_tokens=int(new.shape[0]),
+                          timed_out=timed_out, details={"truncated": n >= PAPER_MAX_PROMPT_TOKENS})
 
-    def _petool(self, entry: Entry, setting: str) -> tuple[str, int, int]:
+    def _petool(self, entry: Entry, setting: Setting, rank_prior: float) -> Generation:
         from petool.decoding import CallGrammar, close_call, constrained_generate, restore_cut_examples
 
         t0 = time.perf_counter()
@@ -406,7 +432,7 @@ class LocalPredictor:
             self._grammar = CallGrammar(self.tokenizer, self.model.config.vocab_size)
         ids, dropped = fit_prompt(self.tokenizer, entry, setting, self.style, self.max_prompt_tokens)
         # The same history the prompt kept: dropping turns can change the shortlist's ranking.
-        history = entry.history(setting)[dropped:] if setting != "none" else []
+        history = entry.history(setting)[dropped:]
         allowed = prompt_candidates(entry, setting, self.style, history=history)
         # the user's earlier call for this very instruction, where a candidate takes its parameters
         echoed = {t.name: echo for t in allowed if (echo := echoed_values(entry.query, history, t))} if self.close_penalty else {}
@@ -418,7 +444,7 @@ class LocalPredictor:
         if len(allowed) > 1:
             tied = tied_ranks(rank_keys(entry.query, history, entry.candidates, setting), [t.name for t in allowed])
             prior = rank_log_prior(setting, len(allowed), tied) if self.style == "shortlist" else [0.0] * len(allowed)
-            bias = {t.name: self.rank_prior_weight * lp for t, lp in zip(allowed, prior)}
+            bias = {t.name: rank_prior * lp for t, lp in zip(allowed, prior)}
         # The time limit covers prompt fitting and grammar compiling too.
         left = None if self.max_time_s is None else max(0.0, self.max_time_s - (time.perf_counter() - t0))
         stated = stated_values(entry.query) if self.close_penalty else None
@@ -429,23 +455,22 @@ class LocalPredictor:
         if not result.complete:
             text = close_call(text, allowed)
         text = restore_cut_examples(text, allowed) if self.style != "paper" else text
-        self.last = {"prompt_tokens": len(ids), "dropped_turns": dropped, "model_steps": result.model_steps,
-                     "forced_tokens": result.forced_tokens, "complete": result.complete,
-                     "prefill_s": result.prefill_s, "decode_s": result.decode_s, "timed_out": result.timed_out,
-                     "tool_scores": result.tool_scores, "tool_bias": bias}
-        return text, len(ids), len(result.token_ids)
+        details = {"dropped_turns": dropped, "model_steps": result.model_steps, "forced_tokens": result.forced_tokens,
+                   "complete": result.complete, "prefill_s": result.prefill_s, "decode_s": result.decode_s}
+        return Generation(text, prompt_tokens=len(ids), output_tokens=len(result.token_ids), timed_out=result.timed_out,
+                          tool_scores=result.tool_scores, tool_bias=bias, details=details)
 
 
 def load_predictor(model: str | None = "default", adapter: str | None = None, mode: str = "petool",
                    style: str | None = None, max_new_tokens: int | None = None, load_in_4bit: bool = False,
                    device: str | None = None, max_prompt_tokens: int | None = None,
                    progress: Callable[[str], None] | None = None, max_time_s: float | None = None,
-                   rank_prior_weight: float | None = None, close_penalty: float | None = None, **remote_kwargs):
-    """Load a predictor: ``openai:NAME`` goes to petool.remote, anything else is a local causal LM.
+                   rank_prior_weight: float | None = None, close_penalty: float | None = None) -> LocalPredictor:
+    """Load a local causal LM as a predictor (``petool.predictors.build_predictor`` decides
+    whether a model spec names one).
 
     Args:
-        model: ``default`` (resolution order), a local folder, a ``.gguf`` file, a Hub id, or
-            ``openai:NAME``.
+        model: ``default`` (resolution order), a local folder, a ``.gguf`` file or a Hub id.
         adapter: a LoRA adapter folder, ``default`` (assets/adapters/petoolllama) or None.
         mode: ``petool`` (fitted prompt, constrained decoding) or ``paper`` (authors' procedure).
         style: prompt style (``paper``, ``compact`` or ``shortlist``); default: paper for paper
@@ -455,8 +480,7 @@ def load_predictor(model: str | None = "default", adapter: str | None = None, mo
         device: ``cpu``, ``cuda``... (default: CUDA when present).
         max_prompt_tokens: petool mode's prompt budget (default: context window - max_new_tokens).
         progress: called with one-line messages (conversion, loading); default: logging.
-        max_time_s: wall-clock limit per call (local: generation stops and keeps what it wrote;
-            ``openai:``: the request timeout, unless ``timeout`` is given).
+        max_time_s: wall-clock limit per call (generation stops and keeps what it wrote).
         rank_prior_weight: shortlist style: weight of the ranking's log prior in the tool choice
             (default ``DEFAULT_RANK_PRIOR_WEIGHT``; 0 lets the model choose alone).
         close_penalty: petool mode: held against closing the parameters while a stated value is
@@ -464,14 +488,6 @@ def load_predictor(model: str | None = "default", adapter: str | None = None, mo
     Raises:
         ModelNotFound: with what to install or set.
     """
-    if model and model.startswith("openai:"):
-        from petool.remote import OpenAIPredictor
-
-        if max_time_s is not None:
-            remote_kwargs.setdefault("timeout", max_time_s)
-        return OpenAIPredictor(model.removeprefix("openai:"), style=style or "paper", **remote_kwargs)
-    if remote_kwargs:
-        raise TypeError(f"options {sorted(remote_kwargs)} apply to openai:NAME models only")
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; valid: {', '.join(MODES)}")
     adapter_path = resolve_adapter(adapter)

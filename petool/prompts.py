@@ -106,7 +106,7 @@ def prompt_candidates(entry: Entry, setting: str, style: str = "paper", history:
     ``shortlist`` style shows only the best ranked few. Structured decoding allows exactly these."""
     if style != "shortlist":
         return entry.candidates
-    turns = entry.history(setting) if history is None and setting != "none" else (history or [])
+    turns = entry.history(setting) if history is None else history
     return [t for t, _, _ in rank_tools(entry.query, turns, entry.candidates, setting)[:SHORTLIST_SIZE]]
 
 

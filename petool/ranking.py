@@ -282,5 +282,5 @@ def rank_log_prior(setting: str, n: int, tied: list[bool] | None = None) -> list
 
 def rank_candidates(entry: Entry, setting: str, fit_threshold: float = 0.5) -> list[tuple[Tool, float, ToolEvidence]]:
     """``rank_tools`` over an entry's query, history in ``setting`` and candidates."""
-    history = entry.history(setting) if setting != "none" else []
+    history = entry.history(setting)
     return rank_tools(entry.query, history, entry.candidates, setting, fit_threshold)

@@ -19,7 +19,7 @@ import urllib.request
 from typing import Callable
 
 from petool.prompts import STYLES, build_messages
-from petool.schema import Entry, Generation
+from petool.schema import Entry, Generation, Setting
 
 ENV_BASE_URL = "OPENAI_BASE_URL"
 ENV_API_KEY = "OPENAI_API_KEY"
@@ -68,27 +68,35 @@ class OpenAIPredictor:
         self.style, self.temperature, self.max_tokens, self.nfkc = style, temperature, max_tokens, nfkc
         self.sleep = sleep
         self.retries_total = 0
-        self.last: dict = {}
-        """Details of the latest call: tries, waits, HTTP status of failures."""
 
     @property
     def name(self) -> str:
         return f"openai:{self.model_name}" + ("" if self.style == "paper" else f"[{self.style}]")
+
+    has_adapter = False
+    """An endpoint's model is what it is: no adapter to switch."""
 
     def describe(self) -> dict:
         return {"name": self.name, "model": self.model_name, "base_url": self.base_url, "style": self.style,
                 "mode": "remote", "adapter": None, "device": "remote", "dtype": None,
                 "timeout": self.timeout, "max_retries": self.max_retries}
 
-    def generate(self, entry: Entry, setting: str) -> Generation:
-        """One chat completion for ``entry`` in ``setting``; RemoteError after the last retry."""
+    def generate(self, entry: Entry, setting: Setting, *, rank_prior: float | None = None,
+                 use_adapter: bool | None = None) -> Generation:
+        """One chat completion for ``entry`` in ``setting``; RemoteError after the last retry.
+
+        The tool is chosen by the endpoint, so ``rank_prior`` plays no part; ``use_adapter=True``
+        is refused (there is none).
+        """
+        if use_adapter:
+            raise ValueError(f"{self.name} has no adapter")
         body = {"model": self.model_name, "messages": build_messages(entry, setting, self.style)}
         if self.temperature is not None:
             body["temperature"] = self.temperature
         if self.max_tokens is not None:
             body["max_tokens"] = self.max_tokens
         t0 = time.perf_counter()
-        reply = self.post("/chat/completions", body)
+        reply, tries = self.post("/chat/completions", body)
         latency = time.perf_counter() - t0
         try:
             text = reply["choices"][0]["message"]["content"] or ""
@@ -97,10 +105,16 @@ class OpenAIPredictor:
         if self.nfkc:
             text = unicodedata.normalize("NFKC", text)
         usage = reply.get("usage") or {}
-        return Generation(text, round(latency, 4), usage.get("prompt_tokens"), usage.get("completion_tokens"))
+        return Generation(text, round(latency, 4), usage.get("prompt_tokens"), usage.get("completion_tokens"),
+                          model=self.name, details=tries)
 
-    def post(self, path: str, body: dict) -> dict:
-        """POST JSON and return the decoded reply, retrying transient failures with backoff."""
+    def post(self, path: str, body: dict) -> tuple[dict, dict]:
+        """POST JSON, retrying transient failures with backoff.
+
+        Returns:
+            (the decoded reply, ``{"tries", "failures"}``: how many tries it took and why the
+            failed ones failed).
+        """
         data = json.dumps(body, ensure_ascii=False).encode("utf-8")
         headers = {"Content-Type": "application/json"}
         if self.api_key:
@@ -113,9 +127,8 @@ class OpenAIPredictor:
                 request = urllib.request.Request(url, data=data, headers=headers, method="POST")
                 with urllib.request.urlopen(request, timeout=self.timeout) as response:
                     payload = response.read()
-                self.last = {"tries": attempt + 1, "failures": failures}
                 try:
-                    return json.loads(payload.decode("utf-8"))
+                    return json.loads(payload.decode("utf-8")), {"tries": attempt + 1, "failures": failures}
                 except (UnicodeDecodeError, json.JSONDecodeError):
                     raise RemoteError(f"{url}: reply is not JSON: {payload[:200]!r}") from None
             except urllib.error.HTTPError as exc:
@@ -136,7 +149,6 @@ class OpenAIPredictor:
             if attempt < self.max_retries:
                 self.retries_total += 1
                 self.sleep(min(MAX_BACKOFF_S, wait if wait is not None else self.backoff_s * 2**attempt))
-        self.last = {"tries": self.max_retries + 1, "failures": failures}
         raise RemoteError(f"{url}: failed after {self.max_retries + 1} tries ({'; '.join(failures)})")
 
 

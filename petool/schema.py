@@ -9,12 +9,15 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
-SETTINGS = ("p", "r", "c")
+Setting = Literal["p", "r", "c", "none"]
+"""A setting's name: the three history settings of PEToolBench, or the no-history ablation."""
+
+SETTINGS: tuple[Setting, ...] = ("p", "r", "c")
 """Preferred-only, rating-integrated, chronological."""
 
-ALL_SETTINGS = SETTINGS + ("none",)
+ALL_SETTINGS: tuple[Setting, ...] = SETTINGS + ("none",)
 """The three history settings plus the no-history ablation."""
 
 SETTING_NAMES = {
@@ -228,12 +231,28 @@ class Entry:
 
 @dataclass
 class Generation:
-    """What a model returned for one prompt, with the cost of getting it."""
+    """What a model returned for one prompt, with the cost of getting it and how it was made.
+
+    Every per-call fact a predictor knows comes back here, never through the predictor's state,
+    so that callers sharing one predictor never read each other's results.
+    """
 
     text: str
     latency_s: float = 0.0
     prompt_tokens: int | None = None
     output_tokens: int | None = None
+    model: str = ""
+    """The name of what answered, with this call's options (e.g. the adapter off); empty: the
+    predictor's own name."""
+    timed_out: bool = False
+    """Generation stopped at the predictor's time limit; the text is what was written by then."""
+    tool_scores: dict[str, float] | None = None
+    """Where the tool was chosen as a whole name: each allowed name's log-likelihood."""
+    tool_bias: dict[str, float] | None = None
+    """What was added to each name's score before choosing (the ranking's weighted prior)."""
+    details: dict = field(default_factory=dict)
+    """Everything else the backend reports: turns dropped to fit, model steps, prefill and decode
+    time, whether the prompt was cut, retries of a remote call..."""
 
 
 @dataclass
@@ -258,6 +277,71 @@ class Score:
             "param_error": self.param_error,
             "call": self.call.to_json() if self.call else None,
         }
+
+
+@dataclass
+class Prediction:
+    """One model answer, parsed and scored: a line of a run's predictions.jsonl.
+
+    ``to_json`` gives the line's dict, key order included; ``tool_choice`` (how a tool chosen as
+    a whole name was chosen: ``{"scores", "bias"}``) is written only where there is one.
+    """
+
+    entry_id: Any
+    setting: str
+    model: str
+    raw: str | None
+    call: ToolCall | None
+    parse_detail: str | None
+    tool_ok: bool | None
+    params_ok: bool | None
+    error: str
+    param_error: str | None
+    gold: ToolCall | None
+    latency_s: float | None = None
+    prompt_tokens: int | None = None
+    output_tokens: int | None = None
+    category: str | None = None
+    history_length: int | None = None
+    cluster_size: int | None = None
+    tool_choice: dict | None = None
+
+    def to_json(self) -> dict:
+        d = {
+            "entry_id": self.entry_id,
+            "setting": self.setting,
+            "model": self.model,
+            "raw": self.raw,
+            "call": self.call.to_json() if self.call else None,
+            "parse_detail": self.parse_detail,
+            "tool_ok": self.tool_ok,
+            "params_ok": self.params_ok,
+            "error": self.error,
+            "param_error": self.param_error,
+            "gold": self.gold.to_json() if self.gold else None,
+            "latency_s": self.latency_s,
+            "prompt_tokens": self.prompt_tokens,
+            "output_tokens": self.output_tokens,
+            "category": self.category,
+            "history_length": self.history_length,
+            "cluster_size": self.cluster_size,
+        }
+        if self.tool_choice is not None:
+            d["tool_choice"] = self.tool_choice
+        return d
+
+    @classmethod
+    def from_json(cls, d: Any) -> Prediction:
+        if not isinstance(d, dict) or "entry_id" not in d or not isinstance(d.get("setting"), str):
+            raise ValueError(f"a prediction must be an object with an entry_id and a string setting, got {_short(d)}")
+        return cls(
+            d["entry_id"], d["setting"], d.get("model", ""), d.get("raw"),
+            ToolCall.from_json(d["call"]) if d.get("call") else None,
+            d.get("parse_detail"), d.get("tool_ok"), d.get("params_ok"), d.get("error", ""), d.get("param_error"),
+            ToolCall.from_json(d["gold"]) if d.get("gold") else None,
+            d.get("latency_s"), d.get("prompt_tokens"), d.get("output_tokens"), d.get("category"),
+            d.get("history_length"), d.get("cluster_size"), d.get("tool_choice"),
+        )
 
 
 @dataclass

@@ -12,7 +12,7 @@ from collections import defaultdict
 from typing import Any, Iterable
 
 from petool.parsing import Parsed
-from petool.schema import Entry, Score, ToolCall
+from petool.schema import Entry, Score
 
 SCORER_VERSION = "petool-scorer/1"
 
@@ -24,6 +24,8 @@ ERROR_CODES = {
     "format:bad_shape": "invalid format: JSON without a string tool_name and an object of parameters",
     "format:bad_mode": "invalid format: the parser was asked for an unknown mode",
     "missing:no_response": "no response was recorded for this entry",
+    "model:error": "the model failed on this entry (the exception is in parse_detail); wrong on both",
+    "unscored": "not scored: the entry has no gold call, and the call names one of its candidates",
     "tool:hallucinated": "tool hallucination: the tool is not among the candidates",
     "tool:functionality_mismatch": "tool functionality mismatch: a candidate that does something else",
     "tool:preference_mismatch": "tool preference mismatch: an equivalent tool the user does not prefer",
@@ -147,10 +149,3 @@ def _cell(value: Any, percent: bool) -> str:
         return f"{100 * value:.1f}%" if percent else f"{value:g}"
     return "" if value is None else str(value)
 
-
-def call_or_none(value: Any) -> ToolCall | None:
-    """A ToolCall from a stored dict, or None when there is none."""
-    try:
-        return ToolCall.from_json(value) if value else None
-    except ValueError:
-        return None

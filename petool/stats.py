@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Callable
 
 from petool.prompts import render_system_prompt
-from petool.schema import Entry
+from petool.schema import ALL_SETTINGS, Entry
 from petool.scoring import format_table as plain_table
 
 CHARS_PER_TOKEN = 3.5
@@ -103,7 +103,7 @@ def stats_table(entries_by_source: dict[str, list[Entry]], count_tokens: Callabl
     per_source = {src: [entry_measures(e, count_tokens) for e in entries] for src, entries in entries_by_source.items()}
     keys = list(NUMERIC)
     if count_tokens is not None:
-        keys += [f"prompt_tokens_{s}" for s in ("p", "r", "c", "none")]
+        keys += [f"prompt_tokens_{s}" for s in ALL_SETTINGS]
     for key in keys:
         for src, ms in per_source.items():
             vals = [m[key] for m in ms if m.get(key) is not None]
@@ -155,7 +155,7 @@ def write_figures(entries_by_source: dict[str, list[Entry]], out_dir: str | Path
     out.mkdir(parents=True, exist_ok=True)
     (out / "plotly.min.js").write_text(get_plotlyjs(), encoding="utf-8")
     per_source = {src: [entry_measures(e, count_tokens) for e in entries] for src, entries in entries_by_source.items()}
-    keys = list(NUMERIC) + ([f"prompt_tokens_{s}" for s in ("p", "r", "c", "none")] if count_tokens else [])
+    keys = list(NUMERIC) + ([f"prompt_tokens_{s}" for s in ALL_SETTINGS] if count_tokens else [])
     figures: list[tuple[str, go.Figure]] = []
     for key in keys:
         fig = go.Figure()

@@ -17,14 +17,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from petool.schema import Entry, PreferenceExample, Tool, ToolCall, Turn
+from petool.schema import ALL_SETTINGS, Entry, PreferenceExample, Tool, ToolCall, Turn
 
 VERDICTS = ("A", "B", "tie", "both_bad")
 """A better, B better, tie, both bad."""
 
 JOB_STATUSES = ("queued", "running", "done", "failed", "cancelled")
 
-LABEL_SETTINGS = ("p", "r", "c", "none")
+LABEL_SETTINGS = ALL_SETTINGS
 MAX_ANNOTATOR_CHARS = 100
 MAX_COMMENT_CHARS = 5_000
 MAX_TAGS = 20
@@ -276,6 +276,18 @@ class Store:
         if problems != ["ok"]:
             shown = " ".join("; ".join(problems[:3]).split()) + ("; …" if len(problems) > 3 else "")
             raise StoreDamaged(f"{self.path}: not a sound SQLite database (quick_check: {shown}); restore a backup")
+
+    def backup(self, target: str | Path) -> Path:
+        """A consistent copy of the whole database at ``target`` (SQLite's online backup API),
+        taken while writes wait; returns ``target``."""
+        target = Path(target)
+        copy = sqlite3.connect(str(target))
+        try:
+            with self._lock:
+                self.db.conn.backup(copy)
+        finally:
+            copy.close()
+        return target
 
     def close(self) -> None:
         with self._readers_lock:

@@ -16,25 +16,28 @@ class FakePredictor:
         self.adapter_enabled = True
         self.style = "paper"
         self.calls: list[tuple[str, str, bool]] = []
-        self.last: dict = {}
         self.rank_prior_weight = 2.5
         self.weights: list[float] = []
 
+    has_adapter = True
+
     @property
     def name(self) -> str:
-        return "fake-base+fake-adapter" if self.adapter_enabled else "fake-base"
+        return self._name(self.adapter_enabled)
 
-    def use_adapter(self, enabled: bool) -> None:
-        self.adapter_enabled = bool(enabled)
+    @staticmethod
+    def _name(adapter_on: bool) -> str:
+        return "fake-base+fake-adapter" if adapter_on else "fake-base"
 
     def describe(self) -> dict:
         return {"name": self.name, "model": "scripted fake", "adapter": self.adapter}
 
-    def generate(self, entry: Entry, setting: str) -> Generation:
-        self.calls.append((entry.key, setting, self.adapter_enabled))
-        self.weights.append(self.rank_prior_weight)
+    def generate(self, entry: Entry, setting: str, *, rank_prior: float | None = None, use_adapter: bool | None = None) -> Generation:
+        adapter_on = self.adapter_enabled if use_adapter is None else use_adapter
+        self.calls.append((entry.key, setting, adapter_on))
+        self.weights.append(self.rank_prior_weight if rank_prior is None else rank_prior)
         gold = entry.ground_truth
-        if self.adapter_enabled and gold.tool_name:
+        if adapter_on and gold.tool_name:
             call = gold
         else:
             others = [t for t in entry.cluster_candidates() if t.name != gold.tool_name] or entry.candidates
@@ -42,9 +45,9 @@ class FakePredictor:
             call = ToolCall(tool.name, {p.name: p.default for p in tool.required_parameters})
         # as petool.models records a whole-name tool choice: the chosen name scores best
         names = list(dict.fromkeys([call.tool_name, *(t.name for t in entry.candidates[:3])]))
-        self.last = {"tool_scores": {n: -0.5 if n == call.tool_name else -4.0 for n in names},
-                     "tool_bias": {n: -0.1 * i for i, n in enumerate(names)}}
-        return Generation(call.to_text(), 0.01, 100, 20)
+        return Generation(call.to_text(), 0.01, 100, 20, model=self._name(adapter_on),
+                          tool_scores={n: -0.5 if n == call.tool_name else -4.0 for n in names},
+                          tool_bias={n: -0.1 * i for i, n in enumerate(names)})
 
 
 def launch_for_test(demo, config, **overrides) -> str:

@@ -46,7 +46,7 @@ def _import_a_run(services, folder: Path) -> None:
     for model, good in (("fake-base", {0}), ("fake-base+fake-adapter", {0, 1, 2, 3})):
         run = folder / model
         run.mkdir()
-        rows = [record_for(e, s, model, Generation(e.ground_truth.to_text() if i in good else "nope", 0.1), "robust")
+        rows = [record_for(e, s, model, Generation(e.ground_truth.to_text() if i in good else "nope", 0.1), "robust").to_json()
                 for i, e in enumerate(entries) for s in ("p", "r", "c", "none")]
         (run / "predictions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
         (run / "config.json").write_text(json.dumps({"model": model, "data": str(data), "scorer_version": "petool-scorer/1"}))

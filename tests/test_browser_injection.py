@@ -62,7 +62,7 @@ class EvilPredictor(FakePredictor):
     def name(self) -> str:
         return f"model {IMG}"
 
-    def generate(self, entry, setting):
+    def generate(self, entry, setting, **options):
         call = {"tool_name": EVIL_TOOL, "parameters": {IMG: SCRIPT}}
         return Generation(f"{SCRIPT} sure! {json.dumps(call)} {IMG} {SVG}", 0.01, 10, 10)
 

@@ -15,7 +15,12 @@ class ScriptedModel:
     def __init__(self, answers, explode=(), name="scripted"):
         self.answers, self.explode, self.name, self.calls = answers, set(explode), name, []
 
-    def generate(self, entry, setting):
+    has_adapter = False
+
+    def describe(self):
+        return {"model": self.name}
+
+    def generate(self, entry, setting, **options):
         self.calls.append((entry.key, setting))
         if (entry.key, setting) in self.explode:
             raise RuntimeError("boom")
@@ -69,3 +74,21 @@ def test_score_responses_counts_missing_as_wrong():
     assert [(r["entry_id"], r["tool_ok"], r["error"]) for r in records] == [(7, True, "ok"), ("e-2", False, "missing:no_response")]
     with pytest.raises(ValueError, match="response #0"):
         score_responses([weather_entry()], [{"response": "x"}])
+
+
+def test_a_prediction_line_reads_back_to_the_same_line(tmp_path):
+    """predictions.jsonl rows are Prediction records: from_json then to_json gives the line back,
+    byte for byte, with and without the tool choice of a whole-name decoder."""
+    from petool.evaluate import record_for
+    from petool.schema import Generation, Prediction
+
+    entry = weather_entry()
+    chosen = Generation(GOOD, 0.123456, 100, 20, tool_scores={WEATHER_A: -0.5}, tool_bias={WEATHER_A: 0.0})
+    rows = [record_for(entry, "p", "m", chosen, "robust"), record_for(entry, "r", "m", Generation("no idea"), "robust"),
+            record_for(entry, "c", "m", None, "robust", "RuntimeError: boom")]
+    assert rows[0].to_json()["tool_choice"] == {"scores": {WEATHER_A: -0.5}, "bias": {WEATHER_A: 0.0}}
+    assert "tool_choice" not in rows[1].to_json() and rows[0].latency_s == 0.1235
+    for row in rows:
+        line = json.dumps(row.to_json(), ensure_ascii=False)
+        assert json.dumps(Prediction.from_json(json.loads(line)).to_json(), ensure_ascii=False) == line
+    assert list(rows[2].to_json())[:4] == ["entry_id", "setting", "model", "raw"] and rows[2].error == "model:error"

@@ -97,7 +97,7 @@ def test_petool_mode_always_answers_a_candidate(petool_predictor, setting):
     tool = entry.candidate(parsed.call.tool_name)
     assert tool is not None and set(parsed.call.parameters) <= set(tool.parameter_names)
     assert g.prompt_tokens > 50 and 0 < g.output_tokens <= 256 and g.latency_s > 0
-    assert petool_predictor.last["complete"]
+    assert g.details["complete"] and g.model == petool_predictor.name
 
 
 @pytest.mark.parametrize("setting", ["p", "r", "c"])
@@ -120,8 +120,9 @@ def test_rank_prior_weighs_the_shortlist_order_into_the_tool_choice(tiny_llama_d
     entry = crowded_entry()
     shown = [t.name for t in prompt_candidates(entry, "r", "shortlist")]
     fused = load_predictor(tiny_llama_dir)  # the default weight
-    call = json.loads(fused.generate(entry, "r").text)
-    scores, bias = fused.last["tool_scores"], fused.last["tool_bias"]
+    g = fused.generate(entry, "r")
+    call = json.loads(g.text)
+    scores, bias = g.tool_scores, g.tool_bias
     assert list(scores) == shown and list(bias) == shown and bias[shown[0]] > bias[shown[-1]]
     assert call["tool_name"] == max(shown, key=lambda n: scores[n] + bias[n])
     # a prior that outweighs any likelihood: the ranking's first candidate
@@ -129,14 +130,37 @@ def test_rank_prior_weighs_the_shortlist_order_into_the_tool_choice(tiny_llama_d
     assert json.loads(ranking.generate(entry, "r").text)["tool_name"] == shown[0]
     assert ranking.name.endswith("[rank-prior 10000]") and fused.name == Path(tiny_llama_dir).name
     alone = load_predictor(tiny_llama_dir, rank_prior_weight=0)  # whole names, the model's scores alone
-    call = json.loads(alone.generate(entry, "r").text)
-    assert set(alone.last["tool_bias"].values()) == {0.0} and alone.describe()["rank_prior_weight"] == 0
-    assert call["tool_name"] == max(shown, key=alone.last["tool_scores"].get)
+    g = alone.generate(entry, "r")
+    call = json.loads(g.text)
+    assert set(g.tool_bias.values()) == {0.0} and alone.describe()["rank_prior_weight"] == 0
+    assert call["tool_name"] == max(shown, key=g.tool_scores.get)
     compact = load_predictor(tiny_llama_dir, style="compact")  # no ranking shown: no prior
-    compact.generate(entry, "r")
-    assert set(compact.last["tool_bias"].values()) == {0.0} and len(compact.last["tool_scores"]) == len(entry.candidates)
+    g = compact.generate(entry, "r")
+    assert set(g.tool_bias.values()) == {0.0} and len(g.tool_scores) == len(entry.candidates)
     with pytest.raises(ValueError, match="rank_prior_weight"):
         load_predictor(tiny_llama_dir, rank_prior_weight=-1)
+
+
+def test_the_rank_prior_is_an_option_of_one_call(tiny_llama_dir):
+    """A call's rank_prior weighs that call only (as the predictor loaded with that weight would),
+    names it in the Generation's model, and leaves the predictor's own weight alone."""
+    from petool.prompts import prompt_candidates
+    from tests.test_prompts_shortlist import crowded_entry
+
+    entry = crowded_entry()
+    shown = [t.name for t in prompt_candidates(entry, "r", "shortlist")]
+    p = load_predictor(tiny_llama_dir)
+    loaded_with = load_predictor(tiny_llama_dir, rank_prior_weight=0)
+    per_call = p.generate(entry, "r", rank_prior=0)
+    assert per_call.text == loaded_with.generate(entry, "r").text and set(per_call.tool_bias.values()) == {0.0}
+    assert per_call.model == loaded_with.name == p.name + "[rank-prior 0]"
+    ranked = p.generate(entry, "r", rank_prior=1e4)
+    assert json.loads(ranked.text)["tool_name"] == shown[0] and ranked.model.endswith("[rank-prior 10000]")
+    default = p.generate(entry, "r")
+    assert p.rank_prior_weight == models.DEFAULT_RANK_PRIOR_WEIGHT and default.model == p.name
+    assert default.tool_bias == pytest.approx({n: models.DEFAULT_RANK_PRIOR_WEIGHT / 1e4 * b for n, b in ranked.tool_bias.items()})
+    with pytest.raises(ValueError, match="rank_prior"):
+        p.generate(entry, "r", rank_prior=-1)
 
 
 def test_the_users_earlier_call_for_the_same_instruction_sets_the_parameters(tiny_llama_dir):
@@ -203,7 +227,7 @@ def test_paper_mode_follows_the_authors(tiny_llama_dir, monkeypatch):
     assert isinstance(g.text, str) and g.output_tokens <= 8
     monkeypatch.setattr(models, "PAPER_MAX_PROMPT_TOKENS", 40)
     g = p.generate(weather_entry(), "r")
-    assert g.prompt_tokens == 40 and p.last["truncated"]  # cut from the right, as they do
+    assert g.prompt_tokens == 40 and g.details["truncated"]  # cut from the right, as they do
 
 
 # ---------------------------------------------------------------- adapters
@@ -255,6 +279,13 @@ def test_adapter_on_and_off_share_one_base(tiny_llama_dir, adapter_dir, monkeypa
     assert parse_call(p.generate(entry, "p").text).ok
     with pytest.raises(ValueError, match="without an adapter"):
         base.use_adapter(True)
+    assert p.has_adapter and not base.has_adapter
+    # per call: the adapter off for one generation only, named so, the predictor's default kept
+    off = p.generate(entry, "p", use_adapter=False)
+    assert off.text == base.generate(entry, "p").text and off.model == base.name and p.adapter_enabled
+    assert p.generate(entry, "p", use_adapter=True).model == p.name
+    with pytest.raises(ValueError, match="without an adapter"):
+        base.generate(entry, "p", use_adapter=True)
 
 
 def test_load_in_4bit_on_cpu(tmp_path):
@@ -288,9 +319,10 @@ def test_bundled_model_converts_once_then_loads_fast(monkeypatch, tmp_path):
 
 
 def test_openai_models_go_to_the_remote_predictor():
+    from petool.predictors import build_predictor
     from petool.remote import OpenAIPredictor
 
-    p = load_predictor("openai:some-model", base_url="http://127.0.0.1:9/v1", api_key="")
+    p = build_predictor("openai:some-model", base_url="http://127.0.0.1:9/v1", api_key="")
     assert isinstance(p, OpenAIPredictor) and p.name == "openai:some-model"
     with pytest.raises(TypeError, match="openai:NAME models only"):
-        load_predictor("/nowhere", base_url="http://x/v1")
+        build_predictor("/nowhere", base_url="http://x/v1")

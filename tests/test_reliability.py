@@ -175,7 +175,7 @@ def test_concurrent_first_starts_migrate_once(tmp_path):
 class GarbagePredictor(FakePredictor):
     """Answers with text that is not JSON at all."""
 
-    def generate(self, entry, setting):
+    def generate(self, entry, setting, **options):
         return Generation("I think you should call the weather one!!! \x00 {not json", 0.01, 10, 10)
 
 
@@ -426,9 +426,9 @@ def test_generated_tokens_are_capped_by_config(tmp_path, monkeypatch):
 
 
 class SlowPredictor(FakePredictor):
-    def generate(self, entry, setting):
+    def generate(self, entry, setting, **options):
         time.sleep(1.5)
-        return super().generate(entry, setting)
+        return super().generate(entry, setting, **options)
 
 
 def test_a_full_queue_answers_busy_instead_of_hanging(tmp_path):
@@ -476,10 +476,10 @@ class GatedPredictor(FakePredictor):
     hold = threading.Event()
     release = threading.Event()
 
-    def generate(self, entry, setting):
+    def generate(self, entry, setting, **options):
         if self.hold.is_set():
             self.release.wait(timeout=60)
-        return super().generate(entry, setting)
+        return super().generate(entry, setting, **options)
 
 
 def _wait_for(condition, timeout=30.0):
@@ -581,12 +581,11 @@ def test_local_predictor_reports_the_time_limit(tiny_llama_dir, mode):
 
     entry = weather_entry()
     unlimited = load_predictor(tiny_llama_dir, mode=mode, max_new_tokens=40, device="cpu")
-    unlimited.generate(entry, "p")
-    assert unlimited.last["timed_out"] is False
+    assert unlimited.generate(entry, "p").timed_out is False
     limited = load_predictor(tiny_llama_dir, mode=mode, max_new_tokens=40, device="cpu", max_time_s=1e-6)
     assert limited.describe()["max_time_s"] == 1e-6
     g = limited.generate(entry, "p")
-    assert limited.last["timed_out"] is True and g.output_tokens < 40
+    assert g.timed_out is True and g.output_tokens < 40
     if mode == "petool":  # the cut call is closed, so it still parses to a candidate
         assert entry.candidate(parse_call(g.text, "paper").call.tool_name) is not None
     with pytest.raises(ValueError, match="max_time_s must be > 0"):
@@ -594,19 +593,19 @@ def test_local_predictor_reports_the_time_limit(tiny_llama_dir, mode):
 
 
 def test_remote_models_get_the_time_limit_as_their_timeout():
-    from petool.models import load_predictor
+    from petool.predictors import build_predictor
 
-    p = load_predictor("openai:some-model", base_url="http://127.0.0.1:9/v1", api_key="", max_time_s=7)
+    p = build_predictor("openai:some-model", base_url="http://127.0.0.1:9/v1", api_key="", max_time_s=7)
     assert p.timeout == 7
-    assert load_predictor("openai:m", base_url="http://127.0.0.1:9/v1", api_key="", max_time_s=7, timeout=3).timeout == 3
+    assert build_predictor("openai:m", base_url="http://127.0.0.1:9/v1", api_key="", max_time_s=7, timeout=3).timeout == 3
 
 
 class TimedOutPredictor(FakePredictor):
     """Answers like the fake, but says generation stopped at the time limit (as LocalPredictor does)."""
 
-    def generate(self, entry, setting):
-        generation = super().generate(entry, setting)  # which records its tool choice in last
-        self.last["timed_out"] = self.adapter_enabled
+    def generate(self, entry, setting, **options):
+        generation = super().generate(entry, setting, **options)
+        generation.timed_out = generation.model == self._name(True)  # the adapter's side only
         return generation
 
 

@@ -92,14 +92,15 @@ def test_retries_429_and_5xx_with_backoff(server):
     g = p.generate(weather_entry(), "p")
     assert g.text == CALL
     assert waits == [2.0, 1.0]  # Retry-After honoured, then 0.5 * 2**1
-    assert p.last["tries"] == 3 and p.last["failures"] == ["HTTP 429", "HTTP 503"] and p.retries_total == 2
+    assert g.details["tries"] == 3 and g.details["failures"] == ["HTTP 429", "HTTP 503"] and p.retries_total == 2
 
 
 @pytest.mark.parametrize("server", [["hang"]], indirect=True)
 def test_retries_a_timeout(server):
     p, waits = _predictor(server, timeout=0.1)
-    assert p.generate(weather_entry(), "p").text == CALL
-    assert p.last["failures"][0].startswith("timeout") and len(waits) == 1
+    g = p.generate(weather_entry(), "p")
+    assert g.text == CALL
+    assert g.details["failures"][0].startswith("timeout") and len(waits) == 1
 
 
 @pytest.mark.parametrize("server", [[(500, {"e": 1}, {})] * 3], indirect=True)

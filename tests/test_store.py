@@ -360,3 +360,14 @@ def test_prediction_fingerprint_sees_a_replaced_run(store):
     store.save_run({"id": "r1"}, [{**p, "tool_ok": False, "error": "tool:wrong"} for p in preds], replace=True)
     rows, after = store.prediction_summaries()
     assert after != before and [r["tool_ok"] for r in rows] == [False, False, False]
+
+
+def test_backup_is_a_consistent_full_copy_that_opens_as_a_store(store, tmp_path):
+    add_pair_label(store, 0)
+    copy_path = store.backup(tmp_path / "copy.db")
+    assert copy_path == tmp_path / "copy.db"
+    copy = Store(copy_path)
+    assert [label["id"] for label in copy.labels()] == [label["id"] for label in store.labels()]
+    add_pair_label(store, 1)  # the copy is a snapshot: later writes stay in the live store
+    assert len(copy.labels()) == 1 and len(store.labels()) == 2
+    copy.close()

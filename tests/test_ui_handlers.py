@@ -427,7 +427,7 @@ def write_run(folder: Path, entries, model="fake", data_path=None):
     for i, e in enumerate(entries):
         for s in ("p", "none"):
             text = e.ground_truth.to_text() if i % 2 else "print('hello')"
-            rows.append(record_for(e, s, model, Generation(text, 0.1), "robust"))
+            rows.append(record_for(e, s, model, Generation(text, 0.1), "robust").to_json())
     (folder / "predictions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     (folder / "config.json").write_text(json.dumps({"model": model, "data": data_path, "scorer_version": "petool-scorer/1"}))
     (folder / "metrics.json").write_text("{}")

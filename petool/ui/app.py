@@ -6,6 +6,7 @@ import time
 from typing import Any, Callable
 
 from petool.appconfig import AppConfig, env_table
+from petool.predictors import ModelSpec
 from petool.runs import training_logs
 from petool.ui import uploads
 from petool.ui.render import CSS, esc
@@ -52,9 +53,7 @@ def about(config: AppConfig, services: Services) -> str:
     """Markdown of the configuration, the model's resolution and the store."""
     model = services.model.describe()
     try:
-        from petool.models import resolve_model
-
-        resolution = resolve_model(config.model).describe() if not config.model.startswith("baseline:") else config.model
+        resolution = ModelSpec.parse(config.model).describe()
     except Exception as exc:  # show the problem, never crash the page
         resolution = f"cannot resolve: {exc}"
     stats = services.store.stats()
@@ -75,15 +74,15 @@ def about(config: AppConfig, services: Services) -> str:
 
 def adapter_training_figure(config: AppConfig):
     """The configured adapter's loss curves (the shipped one keeps its SFT and DPO logs)."""
-    from petool.dashboards import _empty, training_figure
+    from petool.dashboards import empty_figure, training_figure
     from petool.models import ModelNotFound, resolve_adapter
 
     try:
         path = resolve_adapter(config.adapter)
     except ModelNotFound as exc:
-        return _empty("training", str(exc))
+        return empty_figure("training", str(exc))
     if path is None:
-        return _empty("training", "No adapter configured (PETOOL_ADAPTER): the second model is the base.")
+        return empty_figure("training", "No adapter configured (PETOOL_ADAPTER): the second model is the base.")
     return training_figure(training_logs(path), f"How the adapter was trained ({path.name})")
 
 

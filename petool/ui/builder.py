@@ -13,7 +13,7 @@ from typing import Any
 
 from petool.models import DEFAULT_STYLE
 from petool.prompts import STYLES, build_messages
-from petool.schema import SETTINGS, Entry, Tool, ToolCall, Turn, split_tool_name
+from petool.schema import ALL_SETTINGS, SETTINGS, Entry, Tool, ToolCall, Turn, split_tool_name
 from petool.store import entry_from_dict, entry_to_dict
 from petool.ui.common import MAX_CANDIDATES, MAX_JSON_CHARS, MAX_TURNS, check_text, require_user
 from petool.ui.render import esc, gold_known, md_text, prefers
@@ -481,7 +481,7 @@ def build(services: Services, entry_state, annotator, session):
     cand_msg = gr.Markdown("", elem_id="b-cand-msg")
     with gr.Accordion("Prompt preview", open=False):
         with gr.Row():
-            pv_setting = gr.Radio(["p", "r", "c", "none"], value="p", label="setting")
+            pv_setting = gr.Radio(list(ALL_SETTINGS), value="p", label="setting")
             # Default to what the app's models read; "paper" shows the authors' exact prompt.
             pv_style = gr.Radio(list(STYLES), value=DEFAULT_STYLE["petool"], label="prompt style", elem_id="b-style")
             pv_btn = gr.Button("Preview", elem_id="b-preview")

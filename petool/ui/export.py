@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sqlite3
 import tempfile
 import time
 import zipfile
@@ -156,13 +155,7 @@ def export_pairs(services: Services, fmt: str, both_bad: str = "ground_truth", c
 def snapshot_db(services: Services) -> str:
     """A consistent copy of the live database (SQLite backup API) in a private folder of its own."""
     path = export_path(private_export_dir(), f"petool-{time.strftime('%Y%m%d-%H%M%S')}.db")
-    with services.store._lock:
-        target = sqlite3.connect(str(path))
-        try:
-            services.store.db.conn.backup(target)
-        finally:
-            target.close()
-    return str(path)
+    return str(services.store.backup(path))
 
 
 def download_db(services: Services, user: str | None = None) -> str:
@@ -201,11 +194,11 @@ def start_training(services: Services, max_steps: int | None, config_yaml: str |
 
 def job_view(services: Services):
     """(markdown status, loss figure) of the latest training job."""
-    from petool.dashboards import _empty
+    from petool.dashboards import empty_figure
 
     jobs = services.store.jobs()
     if not jobs:
-        return "No training job yet.", _empty("DPO loss", "No training job yet.")
+        return "No training job yet.", empty_figure("DPO loss", "No training job yet.")
     job = jobs[0]
     pct = f"{100 * (job['progress'] or 0):.0f}%"
     lines = [f"**Job #{job['id']}: {job['status']}** · {pct} · step {job['step'] or 0}/{job['total_steps'] or '?'} · started {job['created']}"]

@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from petool.appconfig import AppConfig
+from petool.models import DEFAULT_RANK_PRIOR_WEIGHT, ModelNotFound
+from petool.predictors import ModelSpec, Predictor, build_predictor
 from petool.schema import Entry, Generation, Tool
 from petool.store import Store
 
@@ -48,8 +50,8 @@ class ModelService:
     """The shared base model with its adapter toggled per call, plus rule baselines.
 
     Args:
-        factory: builds the predictor (default: ``petool.models.load_predictor`` from the config);
-            tests pass a scripted fake with the same ``name`` / ``use_adapter`` / ``generate``.
+        factory: builds the predictor (default: ``petool.predictors.build_predictor`` from the
+            config); tests pass a scripted fake (a ``petool.predictors.Predictor``).
     """
 
     def __init__(self, config: AppConfig, factory: Callable[[], Any] | None = None):
@@ -58,7 +60,7 @@ class ModelService:
         self._predictor = None
         self._load_error: str | None = None
         self._lock = threading.Lock()
-        self._baselines: dict[str, Any] = {}
+        self._baselines: dict[str, Predictor] = {}
 
     @property
     def loaded(self) -> bool:
@@ -75,19 +77,15 @@ class ModelService:
                     self._predictor = self._build()
         return self._predictor
 
-    def _build(self):
+    def _build(self) -> Predictor:
         if self._factory is not None:
             return self._factory()
-        from petool.models import ModelNotFound, load_predictor
-
-        model = self.config.model
-        if model.startswith("baseline:"):
-            from petool.baselines import RuleBaseline
-
-            return RuleBaseline(model.removeprefix("baseline:"))
+        spec = ModelSpec.parse(self.config.model)
+        if spec.kind == "baseline":
+            return build_predictor(spec)
+        options = {"max_new_tokens": self.config.max_new_tokens, "max_time_s": self.config.max_call_s}
         try:
-            return load_predictor(model=model, adapter=self.config.adapter, max_new_tokens=self.config.max_new_tokens,
-                                  max_time_s=self.config.max_call_s)
+            return build_predictor(spec, adapter=self.config.adapter, **options)
         except ModelNotFound as exc:
             if self.config.adapter is None:
                 raise RuntimeError(str(exc)) from None
@@ -95,14 +93,12 @@ class ModelService:
             self._load_error = str(exc)
             log.warning("loading without adapter: %s", exc)
             try:
-                return load_predictor(model=model, adapter=None, max_new_tokens=self.config.max_new_tokens,
-                                      max_time_s=self.config.max_call_s)
+                return build_predictor(spec, adapter=None, **options)
             except ModelNotFound as exc2:
                 raise RuntimeError(str(exc2)) from None
 
     def has_adapter(self) -> bool:
-        p = self.predictor()
-        return getattr(p, "adapter", None) is not None and hasattr(p, "use_adapter")
+        return self.predictor().has_adapter
 
     def model_choices(self) -> list[str]:
         """What the Compare tab offers: the base, the adapter (when there is one), rule baselines."""
@@ -111,8 +107,7 @@ class ModelService:
     def describe(self) -> dict:
         if self._predictor is None:
             return {"loaded": False, "model": self.config.model, "adapter": self.config.adapter}
-        p = self._predictor
-        info = p.describe() if hasattr(p, "describe") else {"name": p.name}
+        info = self._predictor.describe()
         if self._load_error:
             info["adapter_problem"] = self._load_error
         return {"loaded": True, **info}
@@ -125,33 +120,22 @@ class ModelService:
         try:
             if choice.startswith("baseline:"):
                 predictor = self._baseline(choice.removeprefix("baseline:"))
-                gen = predictor.generate(entry, setting)
-                return _side(predictor.name, gen)
+                return _side(predictor, predictor.generate(entry, setting))
             if choice not in (BASE, TUNED):
                 raise ValueError(f"unknown model choice {choice!r}; valid: {', '.join(self.model_choices())}")
             predictor = self.predictor()
-            with self._lock:
-                if hasattr(predictor, "use_adapter") and getattr(predictor, "adapter", None) is not None:
-                    predictor.use_adapter(choice == TUNED)
-                elif choice == TUNED:
-                    raise RuntimeError(self._load_error or "no adapter is loaded, so there is no PEToolLLaMA side")
-                if hasattr(predictor, "rank_prior_weight"):
-                    from petool.models import DEFAULT_RANK_PRIOR_WEIGHT
-
-                    weight = DEFAULT_RANK_PRIOR_WEIGHT if rank_prior is None else float(rank_prior)
-                    if not 0 <= weight <= MAX_RANK_PRIOR:
-                        raise ValueError(f"the ranking prior's weight must be between 0 and {MAX_RANK_PRIOR}, got {weight}")
-                    predictor.rank_prior_weight = weight  # per call, under the lock: visitors may differ
-                name = predictor.name
-                gen = predictor.generate(entry, setting)
-                # Local predictors record whether generation stopped at max_time_s and how the
-                # tool was chosen (petool.models).
-                details = getattr(predictor, "last", None) or {}
-                timed_out = bool(details.get("timed_out"))
-            side = _side(name, gen)
-            if details.get("tool_scores"):
-                side.tool_choice = {"scores": details["tool_scores"], "bias": details.get("tool_bias") or {}}
-            if timed_out:
+            if choice == TUNED and not predictor.has_adapter:
+                raise RuntimeError(self._load_error or "no adapter is loaded, so there is no PEToolLLaMA side")
+            weight = DEFAULT_RANK_PRIOR_WEIGHT if rank_prior is None else float(rank_prior)
+            if not 0 <= weight <= MAX_RANK_PRIOR:
+                raise ValueError(f"the ranking prior's weight must be between 0 and {MAX_RANK_PRIOR}, got {weight}")
+            with self._lock:  # one generation at a time on the shared model
+                gen = predictor.generate(entry, setting, rank_prior=weight,
+                                         use_adapter=(choice == TUNED) if predictor.has_adapter else None)
+            side = _side(predictor, gen)
+            if gen.tool_scores:
+                side.tool_choice = {"scores": gen.tool_scores, "bias": gen.tool_bias or {}}
+            if gen.timed_out:
                 side.note = (f"stopped at the time limit ({self.config.max_call_s} s per model call, PETOOL_MAX_CALL_S): "
                              "the output is what the model wrote by then")
             return side
@@ -159,16 +143,14 @@ class ModelService:
             log.exception("generation failed")
             return SideResult(choice, "", 0.0, error=f"{type(exc).__name__}: {exc}")
 
-    def _baseline(self, rule: str):
+    def _baseline(self, rule: str) -> Predictor:
         if rule not in self._baselines:
-            from petool.baselines import RuleBaseline
-
-            self._baselines[rule] = RuleBaseline(rule)
+            self._baselines[rule] = build_predictor(ModelSpec("baseline", rule, f"baseline:{rule}"))
         return self._baselines[rule]
 
 
-def _side(name: str, gen: Generation) -> SideResult:
-    return SideResult(name, gen.text, gen.latency_s, gen.prompt_tokens, gen.output_tokens)
+def _side(predictor: Predictor, gen: Generation) -> SideResult:
+    return SideResult(gen.model or predictor.name, gen.text, gen.latency_s, gen.prompt_tokens, gen.output_tokens)
 
 
 class Services:
