@@ -521,3 +521,85 @@ def test_pairs_view_pages_show_every_pair_once(services):
     add_pair_label(services.store, 250)
     rows, msg = export.pair_rows(services, page=3)
     assert len(rows) == 51 and "251 DPO pairs" in msg
+
+
+# ---------------------------------------------------------------- my labels (issue 30 #5)
+
+
+def seven_labels(services):
+    """The issue's walk: 7 labels, 1 pair. A vote replaced by a re-vote, a tie, votes on identical
+    calls (base against base), a test entry, both bad without a gold call, and the one pair."""
+    from petool.ui import labels as my
+
+    es = services.generated()
+    d = [entry_to_dict(e) for e in es[:5]]
+    vote = lambda i, a, b, v, who="ann": compare.submit_label(services, compare.run_compare(services, d[i], "r", a, b), v, who)  # noqa: E731
+    first = vote(0, BASE, TUNED, "A")["labelled"]["id"]      # replaced by the re-vote below
+    vote(0, BASE, TUNED, "B")                                 # the pair
+    vote(1, BASE, TUNED, "tie")                               # a tie
+    vote(2, BASE, BASE, "A")                                  # identical calls
+    test = {**d[3], "extra": {**d[3]["extra"], "split": "test"}}
+    compare.submit_label(services, compare.run_compare(services, test, "r", BASE, TUNED), "B", "ann")
+    no_gold = {**d[4], "ground_truth": {"tool_name": "", "parameters": {}}}
+    compare.submit_label(services, compare.run_compare(services, no_gold, "r", BASE, TUNED), "both_bad", "ann")
+    vote(1, BASE, TUNED, "B", who="bob")                      # another annotator's pair
+    return my, first
+
+
+def test_my_labels_give_each_label_its_status_from_the_pair_builder(services):
+    my, first = seven_labels(services)
+    rows, line = my.my_labels(services, "ann")
+    assert [r[0] for r in rows] == [6, 5, 4, 3, 2, 1]  # newest first, bob's label not among them
+    status = {r[0]: r[-1] for r in rows}
+    assert status == {
+        1: "replaced by a later vote (label #2) on the same calls", 2: "becomes 1 pair",
+        3: "a tie: no order between the two calls", 4: "identical calls: the chosen and the rejected call are the same",
+        5: "test data: labels on test entries never become training pairs",
+        6: "both bad, and no gold call is known (type one to make a pair)",
+    }
+    assert line.startswith("Your labels (ann): 6 labels → **1 DPO pair** from 1 of them; not pairs: ")
+    for part in ("1 replaced by a later vote", "1 ties", "1 identical calls", "1 test data", "1 both bad without a gold call"):
+        assert part in line
+    assert my.annotator_counts(services) == [["ann", 6, 1, 1, 5], ["bob", 1, 1, 1, 0]]
+    assert my.my_labels(services, "nobody") == ([], "No labels by nobody yet: label a comparison in Compare & label.")
+
+
+def test_the_pair_summary_accounts_for_every_label(services):
+    seven_labels(services)
+    rows, line = export.pair_rows(services)
+    counts = [int(n) for n in __import__("re").findall(r"(\d+) [a-z]", line.split("not pairs: ")[1])]
+    assert line.startswith("7 labels → **2 DPO pairs** from 2 of them; not pairs: ") and len(rows) == 2
+    assert 2 + sum(counts) == 7
+
+
+def test_reason_names_cover_every_reason():
+    from petool.pairs import REASONS
+    from petool.ui.labels import REASON_NAMES
+
+    assert set(REASON_NAMES) == set(REASONS)
+
+
+def test_undo_and_edit_only_ones_own_label(services):
+    my, first = seven_labels(services)
+    with pytest.raises(ValueError, match="not yours"):
+        my.undo_label(services, "bob", 2)
+    with pytest.raises(ValueError, match="not yours"):
+        my.edit_label(services, "bob", 2, "A")
+    assert len(services.store.preference_examples()) == 2
+    assert "Label #2 undone" in my.undo_label(services, "ann", 2)
+    # Undoing the re-vote brings back the vote it replaced: label #1 (A, base over tuned) is a pair again.
+    status = {r[0]: r[-1] for r in my.my_labels(services, "ann")[0]}
+    assert status[2] == "undone by its annotator" and status[1] == "becomes 1 pair"
+    [mine] = [p for p in services.store.preference_examples() if p.source.startswith("label:1:")]
+    assert "edited: label #8 now says **tie**" in my.edit_label(services, "ann", 1, "tie").replace("Label #1 edited: ", "edited: ")
+    status = {r[0]: r[-1] for r in my.my_labels(services, "ann")[0]}
+    assert status[1] == "edited: replaced by label #8" and status[8] == "a tie: no order between the two calls"
+    assert [p.source for p in services.store.preference_examples()] == ["label:7:r"]
+    for bad, match in ((None, "Pick one of your labels"), ("x", "Pick one of your labels"), (99, "no label #99")):
+        with pytest.raises(ValueError, match=match):
+            my.undo_label(services, "ann", bad)
+    with pytest.raises(ValueError, match="already undone"):
+        my.undo_label(services, "ann", 2)
+    with pytest.raises(ValueError, match="new verdict"):
+        my.edit_label(services, "ann", 3, None)
+    assert len(services.store.labels()) == 8  # nothing deleted

@@ -10,8 +10,9 @@ from pathlib import Path
 
 from petool.dashboards import training_figure
 from petool.jobs import start_dpo_job, stop_job
-from petool.pairs import PairPolicy, is_test_label, pairs_from_labels
+from petool.pairs import PairPolicy, pairs_from_labels
 from petool.schema import SETTINGS
+from petool.ui.labels import accounting_line, statuses
 from petool.ui.services import Services
 
 FORMATS = {
@@ -44,16 +45,14 @@ def pair_rows(services: Services, both_bad: str = "ground_truth", conflicts: str
     """
     policy = policy_from(both_bad, conflicts)
     store = services.store
-    labels = store.label_summaries()
-    stamp = labels[-1]["id"] if labels else 0
+    labels = store.current_labels()
 
     def table():
         pairs = pairs_from_labels(labels, policy)
-        rows = [[p.source, pair_setting(p.source), p.user[:80], _tool(p.chosen), _tool(p.rejected)[:80]] for p in pairs]
-        test = sum(1 for lab in labels if is_test_label(lab))
-        return rows, test, len(labels)
+        return [[p.source, pair_setting(p.source), p.user[:80], _tool(p.chosen), _tool(p.rejected)[:80]] for p in pairs]
 
-    rows, test, n_labels = store.memo(("pair_rows", policy), stamp, table)
+    rows = store.memo(("pair_rows", policy), store.labels_stamp(), table)
+    _, status = statuses(services, policy)
     pages = max(1, -(-len(rows) // PAIRS_PAGE_SIZE))
     try:
         page = min(pages, max(1, int(page or 1)))
@@ -61,7 +60,7 @@ def pair_rows(services: Services, both_bad: str = "ground_truth", conflicts: str
         page = 1
     start = (page - 1) * PAIRS_PAGE_SIZE
     shown = rows[start:start + PAIRS_PAGE_SIZE]
-    msg = f"{n_labels} labels → **{len(rows)} DPO pairs** (labels on test entries, never used: {test})."
+    msg = accounting_line(status)
     if pages > 1:
         msg += f" Page {page} of {pages}: pairs {start + 1}–{start + len(shown)}."
     return [list(r) for r in shown], msg
@@ -260,7 +259,8 @@ def build(services: Services, session):
     stop_btn.click(with_user(on_stop, 0), [session], job_md, api_visibility="private")
     timer.tick(poll, None, [job_md, job_plot, timer], api_visibility="private", show_progress="hidden")
     gr.api(lambda_job_status(services), api_name="job_status")
-    return {"refresh": lambda: (*on_refresh("ground_truth", "drop"), *poll()), "outputs": [table, counts, job_md, job_plot, timer]}
+    return {"refresh": lambda: (*on_refresh("ground_truth", "drop"), *poll()), "outputs": [table, counts, job_md, job_plot, timer],
+            "policy": [both_bad, conflicts]}
 
 
 def job_running(services: Services) -> bool:
