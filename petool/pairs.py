@@ -139,7 +139,7 @@ def _label_pairs(label: dict, policy: PairPolicy) -> tuple[list[tuple[str, str]]
     verdict = label.get("verdict")
     gold = call_text(label.get("gold_call"))
     if gold is None and verdict == "both_bad" and policy.both_bad == "ground_truth":
-        gold = call_text(((label.get("entry") or {}).get("ground_truth")))
+        gold = call_text((label.get("entry") or {}).get("ground_truth"))
     if gold is not None and verdict in ("A", "B", "tie", "both_bad"):
         chosen, rejected = gold, [a, b]
     elif verdict == "A" and a_ok:

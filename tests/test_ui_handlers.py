@@ -533,7 +533,7 @@ def seven_labels(services):
 
     es = services.generated()
     d = [entry_to_dict(e) for e in es[:5]]
-    vote = lambda i, a, b, v, who="ann": compare.submit_label(services, compare.run_compare(services, d[i], "r", a, b), v, who)  # noqa: E731
+    vote = lambda i, a, b, v, who="ann": compare.submit_label(services, compare.run_compare(services, d[i], "r", a, b), v, who)
     first = vote(0, BASE, TUNED, "A")["labelled"]["id"]      # replaced by the re-vote below
     vote(0, BASE, TUNED, "B")                                 # the pair
     vote(1, BASE, TUNED, "tie")                               # a tie
@@ -547,7 +547,7 @@ def seven_labels(services):
 
 
 def test_my_labels_give_each_label_its_status_from_the_pair_builder(services):
-    my, first = seven_labels(services)
+    my, _ = seven_labels(services)
     rows, line = my.my_labels(services, "ann")
     assert [r[0] for r in rows] == [6, 5, 4, 3, 2, 1]  # newest first, bob's label not among them
     status = {r[0]: r[-1] for r in rows}
@@ -580,7 +580,7 @@ def test_reason_names_cover_every_reason():
 
 
 def test_undo_and_edit_only_ones_own_label(services):
-    my, first = seven_labels(services)
+    my, _ = seven_labels(services)
     with pytest.raises(ValueError, match="not yours"):
         my.undo_label(services, "bob", 2)
     with pytest.raises(ValueError, match="not yours"):
@@ -590,7 +590,7 @@ def test_undo_and_edit_only_ones_own_label(services):
     # Undoing the re-vote brings back the vote it replaced: label #1 (A, base over tuned) is a pair again.
     status = {r[0]: r[-1] for r in my.my_labels(services, "ann")[0]}
     assert status[2] == "undone by its annotator" and status[1] == "becomes 1 pair"
-    [mine] = [p for p in services.store.preference_examples() if p.source.startswith("label:1:")]
+    assert [p.source for p in services.store.preference_examples() if p.source.startswith("label:1:")] == ["label:1:r"]
     assert "edited: label #8 now says **tie**" in my.edit_label(services, "ann", 1, "tie").replace("Label #1 edited: ", "edited: ")
     status = {r[0]: r[-1] for r in my.my_labels(services, "ann")[0]}
     assert status[1] == "edited: replaced by label #8" and status[8] == "a tie: no order between the two calls"

@@ -17,6 +17,7 @@ from petool.ui.services import Services
 LABEL_HEADERS = ["label", "created", "entry", "setting", "model A", "model B", "verdict", "status"]
 ANNOTATOR_HEADERS = ["annotator", "labels", "become pairs", "pairs", "not pairs"]
 VERDICT_NAMES = {"A": "A better", "B": "B better", "tie": "tie", "both_bad": "both bad"}
+DEFAULT_POLICY = PairPolicy()
 REASON_NAMES = {
     "undone": "undone", "edited": "edited", "test": "test data", "replaced": "replaced by a later vote",
     "tie": "ties", "both_bad_no_gold": "both bad without a gold call", "both_bad_skipped": "both bad (skipped by the policy)",
@@ -43,7 +44,7 @@ def accounting_line(status: dict[int, LabelStatus]) -> str:
     return line + "."
 
 
-def my_labels(services: Services, annotator: str, policy: PairPolicy = PairPolicy()) -> tuple[list[list], str]:
+def my_labels(services: Services, annotator: str, policy: PairPolicy = DEFAULT_POLICY) -> tuple[list[list], str]:
     """(table rows, newest first, and a counts line) of ``annotator``'s labels with their status."""
     labels, status = statuses(services, policy)
     mine = [lab for lab in labels if lab.get("annotator") == annotator]
@@ -58,7 +59,7 @@ def my_labels(services: Services, annotator: str, policy: PairPolicy = PairPolic
     return rows, f"Your labels ({md_text(annotator)}): " + accounting_line({lab["id"]: status[lab["id"]] for lab in mine})
 
 
-def annotator_counts(services: Services, policy: PairPolicy = PairPolicy()) -> list[list]:
+def annotator_counts(services: Services, policy: PairPolicy = DEFAULT_POLICY) -> list[list]:
     """One row per annotator: labels, how many become pairs, the pairs, the rest."""
     labels, status = statuses(services, policy)
     by: dict[str, dict[int, LabelStatus]] = {}
