@@ -529,7 +529,8 @@ class Store:
             )
         return run_row["id"]
 
-    def record_app_prediction(self, prediction: dict, mode: str = "app") -> str:
+    def record_app_prediction(self, prediction: dict, mode: str = "app", scorer_version: str | None = None,
+                              benchmark_version: str | None = None) -> str:
         """Add one scored answer the app produced (a comparison side) to the run of its model,
         ``app:<model>``, created on first use; a later answer on the same (entry, setting)
         replaces the earlier one, so each model's app run holds one answer per prompt, as a
@@ -540,8 +541,10 @@ class Store:
         row = _prediction_row(prediction, run_id, cols)
         with self._lock, self.db.conn:
             self.db.conn.execute(
-                "INSERT OR IGNORE INTO runs (id, model, mode, settings, created, config, metrics) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [run_id, model, mode, _dumps([]), now(), _dumps({"source": "the app's comparisons"}), _dumps({})],
+                "INSERT OR IGNORE INTO runs (id, model, mode, settings, created, config, metrics, scorer_version, benchmark_version) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [run_id, model, mode, _dumps([]), now(), _dumps({"source": "the app's comparisons"}), _dumps({}),
+                 scorer_version, benchmark_version],
             )
             self.db.conn.execute(
                 f"INSERT INTO predictions ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)}) "

@@ -422,7 +422,8 @@ def test_dashboards_from_an_imported_run(services, tmp_path):
     figs = dash.figures(services)
     acc, hist, bucket, cat, err, lstats, wins, table, status = figs
     assert acc.data and hist.data and err.data and lstats.data and wins.data
-    assert "8 predictions" in status and len(table) == 2
+    # 8 imported, and the 2 labelled comparisons' 4 scored answers as the app runs of their models
+    assert "12 predictions" in status and len(table) == 4
     assert dash.figures(services, models=["nobody"])[-1].startswith("0 predictions")
 
 
@@ -603,3 +604,34 @@ def test_undo_and_edit_only_ones_own_label(services):
     with pytest.raises(ValueError, match="new verdict"):
         my.edit_label(services, "ann", 3, None)
     assert len(services.store.labels()) == 8  # nothing deleted
+
+
+# ---------------------------------------------------------------- dashboards from the app (issue 30 #6)
+
+
+def test_dashboards_count_the_apps_comparisons_and_labels(services):
+    """With no imported run, the app's scored comparisons are a run per model and its labels give
+    one win rate per pair of models and verdicts by model (blind or not)."""
+    empty = dash.figures(services)
+    assert all("petool" not in (a.text or "") for fig in empty[:7] for a in fig.layout.annotations)
+    assert "Compare & label" in empty[0].layout.annotations[0].text
+    es = services.generated()[:3]
+    for i, e in enumerate(es):
+        result = compare.run_compare(services, entry_to_dict(e), "r", BASE, TUNED, blind=True, seed=i)
+        winner = "AB"[[s["choice"] for s in result["sides"]].index(TUNED)]
+        compare.submit_label(services, result, winner, "ann")
+    # the same entry again replaces that model's answer: one answer per (entry, setting) per run
+    compare.run_compare(services, entry_to_dict(es[0]), "r", BASE, TUNED)
+    runs = {r["id"]: r for r in services.store.runs()}
+    assert set(runs) == {"app:fake-base", "app:fake-base+fake-adapter"} and runs["app:fake-base"]["n"] == 3
+    acc, hist, bucket, cat, errs, verdicts, wins, table, status = dash.figures(services)
+    assert sorted(row[:4] for row in table) == [["fake-base", "r", 3, "0.0%"], ["fake-base+fake-adapter", "r", 3, "100.0%"]]
+    assert {t.name for t in acc.data} == {"fake-base", "fake-base+fake-adapter"} and "6 predictions" in status
+    by_name = {t.name: dict(zip(t.x, t.y)) for t in verdicts.data}
+    assert by_name == {"preferred": {"fake-base": 0, "fake-base+fake-adapter": 3}, "not preferred": {"fake-base": 3, "fake-base+fake-adapter": 0}}
+    [bar] = wins.data  # one bar per pair of models, not both directions
+    assert list(bar.x) == [0.0] and len(bar.y) == 1 and "fake-base<br>over fake-base+fake-adapter" in bar.y[0]
+    assert bar.error_x.array is not None
+    # an undone label leaves the dashboards too
+    services.store.withdraw_label(1, "ann")
+    assert "2 labels" in dash.figures(services)[5].layout.title.text

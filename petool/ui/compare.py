@@ -77,6 +77,7 @@ def run_compare(services: Services, d: dict, setting: str, model_a: str, model_b
         sides.append(side)
     if progress:
         progress((2, 2), desc="done")
+    services.record_sides(entry, setting, sides)  # the dashboards count the app's scored answers
     style = _style(services)
     return {
         "id": uuid.uuid4().hex,  # one comparison, one vote

@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 from petool.appconfig import AppConfig
+from petool.evaluate import BENCHMARK_VERSION
 from petool.schema import Entry, Generation, Tool
+from petool.scoring import SCORER_VERSION
 from petool.store import Store
 
 log = logging.getLogger(__name__)
@@ -231,6 +233,21 @@ class Services:
         if source in (GENERATED, DEV):
             return next((e for e in self.pool(source) if e.key == str(key)), None)
         return self.store.get_entry(key=str(key), source=source)
+
+    # -- the app's own answers as runs
+
+    def record_sides(self, entry: Entry, setting: str, sides: list[dict]) -> None:
+        """Store each scored comparison side (gold known, the model answered) as a prediction
+        of its model's app run (``Store.record_app_prediction``), for the dashboards."""
+        for side in sides:
+            if side.get("tool_ok") is None or side.get("model_error"):
+                continue
+            self.store.record_app_prediction({
+                "entry_id": entry.key, "setting": setting, "model": side["model"], "raw": side.get("raw"),
+                "call": side.get("call"), "tool_ok": side["tool_ok"], "params_ok": side.get("params_ok"),
+                "error": side.get("error"), "latency_s": side.get("latency_s"), "prompt_tokens": side.get("prompt_tokens"),
+                "output_tokens": side.get("output_tokens"), "category": entry.category, "history_length": entry.history_length,
+            }, scorer_version=SCORER_VERSION, benchmark_version=BENCHMARK_VERSION)
 
     # -- the tool catalog
 
