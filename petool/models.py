@@ -321,6 +321,8 @@ class LocalPredictor:
         context = getattr(model.config, "max_position_embeddings", None) or 4096
         self.max_prompt_tokens = max_prompt_tokens or (context - self.max_new_tokens)
         self.adapter_enabled = adapter is not None
+        self.extra_adapter: str | None = None
+        """The name of an extra adapter in use (``use_extra_adapter``), None for the main one."""
         self._grammar = None
         self.last: dict = {}
         """Details of the latest generation (dropped turns, model steps, prefill/decode time)."""
@@ -328,7 +330,9 @@ class LocalPredictor:
     @property
     def name(self) -> str:
         base = self.source.name
-        if self.adapter_enabled and self.adapter is not None:
+        if self.adapter_enabled and self.extra_adapter is not None:
+            base += "+" + self.extra_adapter
+        elif self.adapter_enabled and self.adapter is not None:
             base += "+" + self.adapter.name
         if self.mode != "petool" or self.style != DEFAULT_STYLE["petool"]:
             return f"{base}[{self.mode},{self.style}]"
@@ -341,7 +345,21 @@ class LocalPredictor:
         """Generate with the adapter on or off (the base model), on the same weights in memory."""
         if enabled and self.adapter is None:
             raise ValueError("this predictor was loaded without an adapter")
+        if self.extra_adapter is not None:
+            self.model.set_adapter("default")  # peft's name for the adapter loaded first
+            self.extra_adapter = None
         self.adapter_enabled = bool(enabled)
+
+    def use_extra_adapter(self, name: str, path: Path) -> None:
+        """Generate with another LoRA adapter of the same base (a DPO job's, trained in the app),
+        loaded beside the main one on first use; ``use_adapter`` switches back."""
+        if self.adapter is None:
+            raise ValueError("this predictor was loaded without an adapter, so it cannot hold another one")
+        key = "".join(ch if ch.isalnum() else "_" for ch in name)
+        if key not in self.model.peft_config:
+            self.model.load_adapter(str(path), adapter_name=key)
+        self.model.set_adapter(key)
+        self.extra_adapter, self.adapter_enabled = name, True
 
     def describe(self) -> dict:
         return {

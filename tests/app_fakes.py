@@ -19,13 +19,22 @@ class FakePredictor:
         self.last: dict = {}
         self.rank_prior_weight = 2.5
         self.weights: list[float] = []
+        self.extra_adapter: str | None = None
+        self.extra_paths: dict[str, str] = {}
 
     @property
     def name(self) -> str:
+        if self.adapter_enabled and self.extra_adapter:
+            return f"fake-base+{self.extra_adapter}"
         return "fake-base+fake-adapter" if self.adapter_enabled else "fake-base"
 
     def use_adapter(self, enabled: bool) -> None:
-        self.adapter_enabled = bool(enabled)
+        self.adapter_enabled, self.extra_adapter = bool(enabled), None
+
+    def use_extra_adapter(self, name: str, path) -> None:
+        """As petool.models: an extra adapter (a DPO job's) answers like the main one here."""
+        self.extra_paths[name] = str(path)
+        self.extra_adapter, self.adapter_enabled = name, True
 
     def describe(self) -> dict:
         return {"name": self.name, "model": "scripted fake", "adapter": self.adapter}

@@ -635,3 +635,39 @@ def test_dashboards_count_the_apps_comparisons_and_labels(services):
     # an undone label leaves the dashboards too
     services.store.withdraw_label(1, "ann")
     assert "2 labels" in dash.figures(services)[5].layout.title.text
+
+
+# ---------------------------------------------------------------- the train loop closes (issue 30 #9)
+
+
+def test_a_finished_jobs_adapter_becomes_a_compare_choice(services, tmp_path, monkeypatch):
+    """A DPO job trained in the app: warned as too small before it starts, and once it is done its
+    adapter is a model choice in Compare that answers (through the predictor's extra adapter)."""
+    import time
+
+    from petool.ui.services import job_choice
+
+    monkeypatch.setattr(jobs, "POLL_S", 0.1)
+    label_some(services, 1)
+    assert "too small to move the policy" in export.training_warning(services, 2, "assets/train/cpu.yaml")
+    assert "1 pair is fewer than one optimiser step's batch of 4" in export.training_warning(services, 2, "assets/train/cpu.yaml")
+    script = tmp_path / "fake_train.py"
+    script.write_text(FAKE_TRAINER + "(out / 'adapter_config.json').write_text('{}')\n")
+    monkeypatch.setattr(jobs.time, "strftime", lambda *a: "test")  # the job folder: jobs/dpo-test
+    run_dir = Path(services.config.db_path).resolve().parent / "jobs" / "dpo-test" / "run"
+    msg = export.start_training(services, 2, "assets/train/cpu.yaml", command=[sys.executable, str(script), str(run_dir)])
+    assert "Started training job #1" in msg and "too small to move the policy" in msg
+    choice = job_choice(1)
+    assert choice not in services.model.model_choices()  # not before the job has finished
+    for _ in range(100):
+        if services.store.get_job(1)["status"] in ("done", "failed"):
+            break
+        time.sleep(0.2)
+    assert services.store.get_job(1)["status"] == "done"
+    assert services.model.model_choices()[:3] == [BASE, TUNED, choice]
+    result = compare.run_compare(services, entry_to_dict(first(services)), "r", BASE, choice)
+    assert [s["model"] for s in result["sides"]] == ["fake-base", f"fake-base+{choice}"]
+    assert services.model.predictor().extra_paths == {choice: str(run_dir / "dpo")}
+    # back to the shipped adapter afterwards
+    assert compare.run_compare(services, entry_to_dict(first(services)), "r", BASE, TUNED)["sides"][1]["model"] == "fake-base+fake-adapter"
+    assert export.training_warning(services, 30, "assets/train/cpu.yaml").count("fewer than") == 1  # steps fine, pairs not

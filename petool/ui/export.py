@@ -9,7 +9,7 @@ import zipfile
 from pathlib import Path
 
 from petool.dashboards import training_figure
-from petool.jobs import start_dpo_job, stop_job
+from petool.jobs import small_run_warning, start_dpo_job, stop_job
 from petool.pairs import PairPolicy, pairs_from_labels
 from petool.schema import SETTINGS
 from petool.ui.labels import accounting_line, statuses
@@ -159,8 +159,21 @@ def start_training(services: Services, max_steps: int | None, config_yaml: str |
         adapter = str(path)
     pairs = services.store.preference_examples(policy_from(both_bad, conflicts))
     jobs_dir = Path(services.config.db_path).resolve().parent / "jobs"
+    warning = small_run_warning(len(pairs), max_steps or None, config_yaml or None)
     job_id = start_dpo_job(services.store, pairs, adapter or "", jobs_dir, config_yaml or None, max_steps or None, command)
-    return f"Started training job #{job_id} on {len(pairs)} pairs."
+    return f"Started training job #{job_id} on {len(pairs)} pairs." + (f"\n\n⚠️ {warning}" if warning else "")
+
+
+def training_warning(services: Services, max_steps, config_yaml: str | None, both_bad: str = "ground_truth",
+                     conflicts: str = "drop") -> str:
+    """Said next to "Start DPO run" before it is clicked: why the run would be too small ("" if not)."""
+    try:
+        steps = int(max_steps) if max_steps else None
+    except (TypeError, ValueError, OverflowError):
+        steps = None
+    n = len(services.store.preference_examples(policy_from(both_bad, conflicts)))
+    warning = small_run_warning(n, steps, config_yaml or None)
+    return f"⚠️ {warning}" if warning else ""
 
 
 def job_view(services: Services):
@@ -224,6 +237,7 @@ def build(services: Services, session):
         yaml = gr.Textbox("assets/train/cpu.yaml", label="training config", interactive=not disabled)
         train_btn = gr.Button("Start DPO run", variant="primary", interactive=not disabled, elem_id="p-train")
         stop_btn = gr.Button("Stop", interactive=not disabled)
+    size_md = gr.Markdown("", elem_id="p-size")  # the too-small-run warning, before the run
     job_md = gr.Markdown("", elem_id="p-job")
     job_plot = gr.Plot(label="loss", elem_id="p-loss")
     # Polls only while a job runs (and after a reload, once the tab is opened): idle pages stay quiet.
@@ -234,6 +248,10 @@ def build(services: Services, session):
         return rows, msg
 
     refresh.click(on_refresh, [both_bad, conflicts, page], [table, counts], api_name="pairs")
+    if not disabled:
+        for changed in (refresh.click, steps.change, yaml.change, both_bad.change, conflicts.change):
+            changed(lambda n, y, bb, cf: training_warning(services, n, y, bb, cf), [steps, yaml, both_bad, conflicts], size_md,
+                    api_visibility="private", queue=False)
     page.submit(on_refresh, [both_bad, conflicts, page], [table, counts], api_visibility="private")
     def on_export(user, f, bb, cf):
         require_user(services.config, user, "export pairs")

@@ -30,6 +30,11 @@ MAX_RANK_PRIOR = 10.0
 """Largest ranking-prior weight the app accepts (from 4 up the ranking alone decides anyway)."""
 
 
+def job_choice(job_id: int) -> str:
+    """The Compare choice of the adapter a DPO job trained."""
+    return f"DPO job #{job_id}"
+
+
 @dataclass
 class SideResult:
     """One model's answer in a comparison."""
@@ -54,9 +59,12 @@ class ModelService:
             tests pass a scripted fake with the same ``name`` / ``use_adapter`` / ``generate``.
     """
 
-    def __init__(self, config: AppConfig, factory: Callable[[], Any] | None = None):
+    def __init__(self, config: AppConfig, factory: Callable[[], Any] | None = None,
+                 extra_adapters: Callable[[], dict[str, Path]] | None = None):
         self.config = config
         self._factory = factory
+        self._extra_adapters = extra_adapters or dict
+        """Choice name -> adapter folder of the adapters trained in the app (finished DPO jobs)."""
         self._predictor = None
         self._load_error: str | None = None
         self._lock = threading.Lock()
@@ -107,8 +115,9 @@ class ModelService:
         return getattr(p, "adapter", None) is not None and hasattr(p, "use_adapter")
 
     def model_choices(self) -> list[str]:
-        """What the Compare tab offers: the base, the adapter (when there is one), rule baselines."""
-        return [BASE, TUNED, *BASELINE_CHOICES]
+        """What the Compare tab offers: the base, the adapter, the adapters of finished DPO jobs
+        (newest first, read from the store on each call), rule baselines."""
+        return [BASE, TUNED, *self._extra_adapters(), *BASELINE_CHOICES]
 
     def describe(self) -> dict:
         if self._predictor is None:
@@ -129,11 +138,16 @@ class ModelService:
                 predictor = self._baseline(choice.removeprefix("baseline:"))
                 gen = predictor.generate(entry, setting)
                 return _side(predictor.name, gen)
-            if choice not in (BASE, TUNED):
+            extra = self._extra_adapters().get(choice) if choice not in (BASE, TUNED) else None
+            if choice not in (BASE, TUNED) and extra is None:
                 raise ValueError(f"unknown model choice {choice!r}; valid: {', '.join(self.model_choices())}")
             predictor = self.predictor()
             with self._lock:
-                if hasattr(predictor, "use_adapter") and getattr(predictor, "adapter", None) is not None:
+                if extra is not None:
+                    if not hasattr(predictor, "use_extra_adapter"):
+                        raise RuntimeError(f"this model cannot load another adapter, so there is no {choice} side")
+                    predictor.use_extra_adapter(choice, extra)
+                elif hasattr(predictor, "use_adapter") and getattr(predictor, "adapter", None) is not None:
                     predictor.use_adapter(choice == TUNED)
                 elif choice == TUNED:
                     raise RuntimeError(self._load_error or "no adapter is loaded, so there is no PEToolLLaMA side")
@@ -180,7 +194,7 @@ class Services:
                  generated: list[Entry] | None = None):
         self.config = config
         self.store = store or Store(config.db_path)
-        self.model = ModelService(config, predictor_factory)
+        self.model = ModelService(config, predictor_factory, extra_adapters=self.job_adapters)
         self._generated = generated
         self._dev: list[Entry] | None = None
         self._dev_problem = ""
@@ -233,6 +247,18 @@ class Services:
         if source in (GENERATED, DEV):
             return next((e for e in self.pool(source) if e.key == str(key)), None)
         return self.store.get_entry(key=str(key), source=source)
+
+    # -- adapters trained in the app
+
+    def job_adapters(self) -> dict[str, Path]:
+        """``DPO job #N`` -> its adapter folder, for each finished job whose adapter is on disk
+        (newest first): Compare offers them as sides as soon as the job ends."""
+        out = {}
+        for job in self.store.jobs():
+            folder = Path(job.get("output_dir") or "") / "dpo"
+            if job["status"] == "done" and job.get("output_dir") and (folder / "adapter_config.json").is_file():
+                out[job_choice(job["id"])] = folder
+        return out
 
     # -- the app's own answers as runs
 
