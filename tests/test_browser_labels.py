@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from tests.test_browser_annotate import CHROMIUM, app, browser, load, open_page, run_comparison  # noqa: F401
+from tests.test_browser_annotate import (  # noqa: F401
+    CHROMIUM,
+    app,
+    browser,
+    load,
+    open_page,
+    run_comparison,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian chromium")]
 
