@@ -100,11 +100,29 @@ def model_pairs(labels: Iterable[dict]) -> list[tuple[str, str]]:
 
 
 def win_rates(labels: list[dict], **ci) -> list[dict]:
-    """``win_rate`` for both directions of every labelled pair of models."""
-    rows = []
-    for x, y in model_pairs(labels):
-        rows += [win_rate(labels, x, y, **ci), win_rate(labels, y, x, **ci)]
-    return rows
+    """``win_rate`` once per labelled pair of models, as the first (sorted) over the second: the
+    other direction is its mirror (1 - rate, the interval flipped) and says nothing more."""
+    return [win_rate(labels, x, y, **ci) for x, y in model_pairs(labels)]
+
+
+MODEL_OUTCOMES = {"win": "preferred", "loss": "not preferred", "tie": "tie", "both_bad": "both bad"}
+"""What a verdict means for each model in it, whichever side (A or B) the model was shown on."""
+
+
+def verdicts_by_model(labels: Iterable[dict]) -> dict[str, Counter]:
+    """Model -> how often annotators preferred it, did not, called a tie, or both bad. By model,
+    not by side: blind mode shuffles the sides, so "A" means nothing across labels."""
+    out: dict[str, Counter] = defaultdict(Counter)
+    for lab in labels:
+        verdict = lab.get("verdict")
+        for side, model in (("A", lab.get("model_a")), ("B", lab.get("model_b"))):
+            if not model:
+                continue
+            if verdict in ("tie", "both_bad"):
+                out[model][MODEL_OUTCOMES[verdict]] += 1
+            elif verdict in ("A", "B"):
+                out[model][MODEL_OUTCOMES["win" if verdict == side else "loss"]] += 1
+    return dict(out)
 
 
 def with_history_flag(records: Iterable[dict]) -> list[dict]:
@@ -138,7 +156,11 @@ def _ordered(values: Iterable, order: list) -> list:
     return [v for v in order if v in values] + sorted((v for v in values if v not in order), key=str)
 
 
-def accuracy_figure(records: list[dict], by: str = "setting", color: str = "model", title: str | None = None):
+NO_PREDICTIONS = "No scored predictions yet."
+
+
+def accuracy_figure(records: list[dict], by: str = "setting", color: str = "model", title: str | None = None,
+                    empty: str = NO_PREDICTIONS):
     """Tool and parameter accuracy (two panels), bars per ``by`` value, one colour per ``color``."""
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
@@ -146,7 +168,7 @@ def accuracy_figure(records: list[dict], by: str = "setting", color: str = "mode
     title = title or f"Accuracy by {by}"
     records = list(records)
     if not records:
-        return empty_figure(title, "No predictions yet: run `petool eval` and import the run.")
+        return empty_figure(title, empty)
     if by == "history_bucket":
         records = [{**r, "history_bucket": history_bucket(r.get("history_length"))} for r in records]
     rows = aggregate(records, by=[color, by])
@@ -173,23 +195,23 @@ def accuracy_figure(records: list[dict], by: str = "setting", color: str = "mode
     return fig
 
 
-def history_effect_figure(records: list[dict]):
+def history_effect_figure(records: list[dict], empty: str = NO_PREDICTIONS):
     """Tool accuracy with history (p, r, c pooled) vs without (none), per model."""
-    return accuracy_figure(with_history_flag(records), by="history", color="model", title="With vs without history")
+    return accuracy_figure(with_history_flag(records), by="history", color="model", title="With vs without history", empty=empty)
 
 
-def bucket_figure(records: list[dict]):
+def bucket_figure(records: list[dict], empty: str = NO_PREDICTIONS):
     """Accuracy by history-length bucket, per model."""
-    return accuracy_figure(records, by="history_bucket", title="Accuracy by history length")
+    return accuracy_figure(records, by="history_bucket", title="Accuracy by history length", empty=empty)
 
 
-def category_figure(records: list[dict], top: int = 15):
+def category_figure(records: list[dict], top: int = 15, empty: str = "No categorised predictions yet."):
     """Tool accuracy by category (the ``top`` most frequent), per model, as horizontal bars."""
     import plotly.graph_objects as go
 
     records = [r for r in records if r.get("category")]
     if not records:
-        return empty_figure("Accuracy by category", "No categorised predictions yet.")
+        return empty_figure("Accuracy by category", empty)
     common = [c for c, _ in Counter(r["category"] for r in records).most_common(top)]
     rows = aggregate([r for r in records if r["category"] in common], by=["model", "category"])
     fig = go.Figure()
@@ -210,13 +232,13 @@ def category_figure(records: list[dict], top: int = 15):
     return fig
 
 
-def error_figure(records: list[dict]):
+def error_figure(records: list[dict], empty: str = NO_PREDICTIONS):
     """Share of each error code, stacked, one bar per model."""
     import plotly.graph_objects as go
 
     records = [r for r in records if r.get("error")]
     if not records:
-        return empty_figure("Errors by model", "No predictions yet.")
+        return empty_figure("Errors by model", empty)
     rows = error_counts(records, by=["model"])
     models = _ordered((r["model"] for r in rows), [])
     codes = _ordered((r["error"] for r in rows), ["ok"])
@@ -237,30 +259,30 @@ def error_figure(records: list[dict]):
 
 
 def label_stats_figure(labels: list[dict]):
-    """Verdict counts per annotator, stacked."""
+    """Verdicts by model (preferred / not preferred / tie / both bad), stacked: by model, not by
+    side, since blind mode shuffles the sides."""
     import plotly.graph_objects as go
 
     if not labels:
-        return empty_figure("Labels", "No labels yet: compare two calls and give a verdict.")
-    counts: dict[str, Counter] = defaultdict(Counter)
-    for lab in labels:
-        counts[lab.get("annotator") or "?"][lab.get("verdict")] += 1
-    annotators = sorted(counts)
+        return empty_figure("Verdicts by model", "No labels yet: compare two calls and give a verdict.")
+    counts = verdicts_by_model(labels)
+    models = sorted(counts)
     fig = go.Figure()
-    for verdict in _ordered((v for c in counts.values() for v in c), VERDICT_ORDER):
-        fig.add_trace(go.Bar(name=verdict, x=annotators, y=[counts[a][verdict] for a in annotators]))
-    fig.update_layout(title=f"Verdicts by annotator ({len(labels)} labels)", barmode="stack", height=340)
+    for outcome in MODEL_OUTCOMES.values():
+        if any(counts[m][outcome] for m in models):
+            fig.add_trace(go.Bar(name=outcome, x=models, y=[counts[m][outcome] for m in models]))
+    fig.update_layout(title=f"Verdicts by model ({len(labels)} labels)", barmode="stack", height=340)
     return fig
 
 
 def win_rate_figure(labels: list[dict], **ci):
-    """Win rate with its bootstrap CI for each direction of each labelled model pair."""
+    """Win rate with its bootstrap CI, once per labelled pair of models."""
     import plotly.graph_objects as go
 
     rows = win_rates(labels, **ci)
     if not rows:
         return empty_figure("Win rate from human labels", "No labels comparing two different models yet.")
-    names = [f"{r['model']}<br>vs {r['opponent']} (n={r['n']})" for r in rows]
+    names = [f"{r['model']}<br>over {r['opponent']} (n={r['n']})" for r in rows]
     fig = go.Figure(
         go.Bar(
             x=[r["rate"] for r in rows], y=names, orientation="h",

@@ -10,6 +10,7 @@ only reads the row, so progress survives page reloads and app restarts. No gradi
 
 from __future__ import annotations
 
+import math
 import os
 import signal
 import subprocess
@@ -33,6 +34,41 @@ def dpo_command(pairs_file: str, sft_adapter: str, out_dir: str, config_yaml: st
     if max_steps:
         cmd += ["--max-steps", str(int(max_steps))]
     return cmd
+
+
+def small_run_warning(n_pairs: int, max_steps: int | None, config_yaml: str | None = None) -> str:
+    """Why a DPO run of ``n_pairs`` pairs and ``max_steps`` steps would barely move the policy
+    ("" when it would not), from the run's own recipe (batch, warm-up).
+
+    The DPO loss starts at log 2 = 0.693 (the policy is the reference, so the reward margin is
+    0) and only falls as updates push the margin up, each by at most the learning rate's worth:
+    - fewer pairs than one optimiser step's batch (per-device batch x accumulation): every step
+      averages over the same few pairs, the batch the recipe was tuned for never forms;
+    - fewer steps than 1 / warmup_ratio: the warm-up, rounded up to a whole step, starts at
+      learning rate 0, so a large share of such a run does not train at all, and the rest
+      runs at a learning rate far below the recipe's.
+    """
+    from petool.trainconfig import load_config
+
+    try:
+        dpo = load_config(config_yaml).dpo if config_yaml else load_config().dpo
+    except ValueError:
+        return ""  # the start itself says what is wrong with the config
+    batch = dpo.per_device_train_batch_size * dpo.gradient_accumulation_steps
+    steps = max_steps or (dpo.max_steps if dpo.max_steps > 0 else max(1, -(-n_pairs // batch)) * int(max(1, dpo.num_train_epochs)))
+    min_steps = math.ceil(1 / dpo.warmup_ratio) if dpo.warmup_ratio > 0 else 2
+    problems = []
+    if n_pairs < batch:
+        problems.append(f"{n_pairs} pair{'s' if n_pairs != 1 else ''} is fewer than one optimiser step's batch of {batch} "
+                        f"(batch {dpo.per_device_train_batch_size} x accumulation {dpo.gradient_accumulation_steps}): "
+                        "every step repeats the same pairs; label more comparisons")
+    if steps < min_steps:
+        problems.append(f"{steps} step{'s' if steps != 1 else ''} is fewer than {min_steps} (1 / warm-up ratio "
+                        f"{dpo.warmup_ratio:g}): the warm-up starts at learning rate 0, so most of such a run barely "
+                        "updates the adapter and the DPO loss stays near log 2 = 0.693")
+    if not problems:
+        return ""
+    return "This run is too small to move the policy: " + "; ".join(problems) + "."
 
 
 def start_dpo_job(store: Store, pairs, sft_adapter: str, jobs_dir: str | Path, config_yaml: str | None = None,

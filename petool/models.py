@@ -323,6 +323,8 @@ class LocalPredictor:
         self.max_prompt_tokens = max_prompt_tokens or (context - self.max_new_tokens)
         self.adapter_enabled = adapter is not None
         """Whether a call that does not say (``generate(use_adapter=...)``) runs the adapter."""
+        self.extra_adapter: str | None = None
+        """The name of an extra adapter in use (``use_extra_adapter``), None for the main one."""
         self._grammar = None
 
     @property
@@ -336,7 +338,9 @@ class LocalPredictor:
 
     def _name(self, adapter_on: bool, rank_prior: float) -> str:
         base = self.source.name
-        if adapter_on and self.adapter is not None:
+        if adapter_on and self.extra_adapter is not None:
+            base += "+" + self.extra_adapter
+        elif adapter_on and self.adapter is not None:
             base += "+" + self.adapter.name
         if self.mode != "petool" or self.style != DEFAULT_STYLE["petool"]:
             return f"{base}[{self.mode},{self.style}]"
@@ -346,8 +350,13 @@ class LocalPredictor:
         return base if self.close_penalty == DEFAULT_CLOSE_PENALTY else f"{base}[close-penalty {self.close_penalty:g}]"
 
     def use_adapter(self, enabled: bool) -> None:
-        """Generate with the adapter on or off (the base model) by default, on the same weights in memory."""
-        self.adapter_enabled = self._adapter_on(enabled)
+        """Generate with the main adapter on or off (the base model) by default, on the same
+        weights in memory; an extra adapter in use (``use_extra_adapter``) is put aside."""
+        on = self._adapter_on(enabled)
+        if self.extra_adapter is not None:
+            self.model.set_adapter("default")  # peft's name for the adapter loaded first
+            self.extra_adapter = None
+        self.adapter_enabled = on
 
     def _adapter_on(self, enabled: bool | None) -> bool:
         if enabled is None:
@@ -355,6 +364,17 @@ class LocalPredictor:
         if enabled and self.adapter is None:
             raise ValueError("this predictor was loaded without an adapter")
         return bool(enabled)
+
+    def use_extra_adapter(self, name: str, path: Path) -> None:
+        """Generate with another LoRA adapter of the same base (a DPO job's, trained in the app),
+        loaded beside the main one on first use; ``use_adapter`` switches back."""
+        if self.adapter is None:
+            raise ValueError("this predictor was loaded without an adapter, so it cannot hold another one")
+        key = "".join(ch if ch.isalnum() else "_" for ch in name)
+        if key not in self.model.peft_config:
+            self.model.load_adapter(str(path), adapter_name=key)
+        self.model.set_adapter(key)
+        self.extra_adapter, self.adapter_enabled = name, True
 
     def describe(self) -> dict:
         return {

@@ -18,6 +18,9 @@ maybe a gold call typed by the annotator. The rules, in order:
    become pairs unless ``include_test=True``: training on the benchmark's test set is forbidden.
 8. Duplicates collapse into one pair; a pair contradicted by another label (X over Y and Y over X
    on the same prompt) is dropped on both sides (``conflicts="drop"``).
+0. Before all: an undone or edited label (``withdrawn``, see ``Store.withdraw_label``) never counts.
+
+``explain_labels`` gives each label's fate (pairs, or the rule that stopped it) from the same pass.
 """
 
 from __future__ import annotations
@@ -61,14 +64,60 @@ def call_text(call: Any) -> str | None:
     return json.dumps({"tool_name": call["tool_name"], "parameters": call.get("parameters") or {}}, ensure_ascii=False)
 
 
+REASONS = {
+    "undone": "undone by its annotator",
+    "edited": "edited: replaced by label #{other}",
+    "test": "test data: labels on test entries never become training pairs",
+    "replaced": "replaced by a later vote (label #{other}) on the same calls",
+    "tie": "a tie: no order between the two calls",
+    "both_bad_no_gold": "both bad, and no gold call is known (type one to make a pair)",
+    "both_bad_skipped": "both bad: the policy skips both-bad verdicts without a typed gold call",
+    "unparsed_winner": "the winning side's output did not parse: a broken call is never chosen",
+    "identical": "identical calls: the chosen and the rejected call are the same",
+    "nothing_rejected": "the other side gave no output, so there is nothing to reject",
+    "duplicate": "the same pair as label #{other}",
+    "conflict": "contradicted by label #{other} (the opposite preference): dropped by the policy",
+}
+"""Why a label is not a pair, one code per rule above; ``{other}`` names the label involved."""
+
+
+@dataclass(frozen=True)
+class LabelStatus:
+    """What became of one label: ``pairs`` DPO pairs, or none for ``reason`` (a REASONS code)."""
+
+    label_id: int
+    pairs: int = 0
+    reason: str | None = None
+    other: int | None = None
+    """The label the reason refers to (the later vote, the duplicate, the contradiction)."""
+
+    @property
+    def text(self) -> str:
+        if self.reason is None:
+            return f"becomes {self.pairs} pair{'s' if self.pairs != 1 else ''}"
+        return REASONS[self.reason].format(other=self.other)
+
+
 def latest_labels(labels: Iterable[dict]) -> list[dict]:
     """Keep each annotator's latest label per (entry, setting, unordered pair of calls)."""
+    return _latest(labels)[0]
+
+
+def _relabel_key(label: dict) -> tuple:
+    sides = sorted([_side_text(label, "a") or "", _side_text(label, "b") or ""])
+    return (label.get("annotator"), str(label.get("entry_key")), label.get("setting"), *sides)
+
+
+def _latest(labels: Iterable[dict]) -> tuple[list[dict], dict[int, int]]:
+    """(latest labels in id order, replaced label id -> the id of the label that replaced it)."""
     latest: dict[tuple, dict] = {}
+    replaced: dict[int, int] = {}
     for label in sorted(labels, key=lambda r: (r.get("created") or "", r.get("id") or 0)):
-        sides = sorted([_side_text(label, "a") or "", _side_text(label, "b") or ""])
-        key = (label.get("annotator"), str(label.get("entry_key")), label.get("setting"), *sides)
+        key = _relabel_key(label)
+        if key in latest:
+            replaced[latest[key].get("id")] = label.get("id")
         latest[key] = label
-    return sorted(latest.values(), key=lambda r: r.get("id") or 0)
+    return sorted(latest.values(), key=lambda r: r.get("id") or 0), replaced
 
 
 def label_pairs(label: dict, policy: PairPolicy = PairPolicy()) -> list[tuple[str, str]]:
@@ -80,25 +129,36 @@ def label_pairs(label: dict, policy: PairPolicy = PairPolicy()) -> list[tuple[st
         >>> label_pairs({"verdict": "B", "call_a": a, "call_b": b})
         [('{"tool_name": "<X>.<B>.<f>", "parameters": {}}', '{"tool_name": "<X>.<A>.<f>", "parameters": {}}')]
     """
+    return _label_pairs(label, policy)[0]
+
+
+def _label_pairs(label: dict, policy: PairPolicy) -> tuple[list[tuple[str, str]], str | None]:
+    """``label_pairs`` and, when they are none, the REASONS code saying why."""
     a, b = _side_text(label, "a"), _side_text(label, "b")
     a_ok, b_ok = call_text(label.get("call_a")) is not None, call_text(label.get("call_b")) is not None
     verdict = label.get("verdict")
     gold = call_text(label.get("gold_call"))
     if gold is None and verdict == "both_bad" and policy.both_bad == "ground_truth":
-        gold = call_text(((label.get("entry") or {}).get("ground_truth")))
+        gold = call_text((label.get("entry") or {}).get("ground_truth"))
     if gold is not None and verdict in ("A", "B", "tie", "both_bad"):
         chosen, rejected = gold, [a, b]
     elif verdict == "A" and a_ok:
         chosen, rejected = a, [b]
     elif verdict == "B" and b_ok:
         chosen, rejected = b, [a]
+    elif verdict == "tie":
+        return [], "tie"
+    elif verdict == "both_bad":
+        return [], "both_bad_no_gold" if policy.both_bad == "ground_truth" else "both_bad_skipped"
     else:
-        return []
+        return [], "unparsed_winner"
     out = []
     for r in dict.fromkeys(rejected):
         if r is not None and r != chosen:
             out.append((chosen, r))
-    return out
+    if not out:
+        return [], "identical" if any(r == chosen for r in rejected) else "nothing_rejected"
+    return out, None
 
 
 def pairs_from_labels(labels: Iterable[dict], policy: PairPolicy = PairPolicy()) -> list[PreferenceExample]:
@@ -106,24 +166,79 @@ def pairs_from_labels(labels: Iterable[dict], policy: PairPolicy = PairPolicy())
 
     Args:
         labels: rows with ``id, annotator, entry_key, setting, prompt, query, call_a, call_b,
-            raw_a, raw_b, verdict, gold_call`` and optionally ``entry`` (for its ground truth).
+            raw_a, raw_b, verdict, gold_call`` and optionally ``entry`` (for its ground truth)
+            and ``withdrawn`` (an undone or edited label: it never counts).
         policy: the tie / both-bad / conflict policy.
     Returns:
         PreferenceExample list in label order; ``source`` is ``label:<id>:<setting>``.
     """
+    return explain_labels(labels, policy)[0]
+
+
+def explain_labels(labels: Iterable[dict], policy: PairPolicy = PairPolicy()
+                   ) -> tuple[list[PreferenceExample], dict[int, LabelStatus]]:
+    """The DPO pairs and, for every label, its ``LabelStatus``: the one pass that builds the pairs
+    also says why each label that gives none gives none, so the two can never disagree. The
+    statuses account for every label: each either yields pairs or has exactly one reason."""
+    labels = list(labels)
+    status: dict[int, LabelStatus] = {}
+    live = []
+    for label in labels:
+        gone = label.get("withdrawn")
+        if gone:
+            replaced_by = gone.get("replaced_by")
+            status[label.get("id")] = LabelStatus(label.get("id"), reason="edited" if replaced_by else "undone", other=replaced_by)
+        else:
+            live.append(label)
+    kept, replaced = _latest(live)
+    for old, new in replaced.items():
+        status[old] = LabelStatus(old, reason="replaced", other=new)
     found: dict[tuple[str, str, str, str], PreferenceExample] = {}
-    for label in latest_labels(labels):
+    owner: dict[tuple[str, str, str, str], int] = {}
+    made: dict[int, list[tuple]] = {}
+    for label in kept:
+        lid = label.get("id")
         if not policy.include_test and is_test_label(label):
+            status[lid] = LabelStatus(lid, reason="test")
             continue
         system = label.get("prompt") or ""
         user = label.get("query") or (label.get("entry") or {}).get("query") or ""
-        for chosen, rejected in label_pairs(label, policy):
+        pairs, reason = _label_pairs(label, policy)
+        if reason:
+            status[lid] = LabelStatus(lid, reason=reason)
+            continue
+        made[lid] = []
+        for chosen, rejected in pairs:
             key = (system, user, chosen, rejected)
             if key not in found:
-                found[key] = PreferenceExample(system, user, chosen, rejected, source=f"label:{label.get('id')}:{label.get('setting')}")
+                found[key] = PreferenceExample(system, user, chosen, rejected, source=f"label:{lid}:{label.get('setting')}")
+                owner[key] = lid
+            made[lid].append(key)
+    dropped = set()
     if policy.conflicts == "drop":
-        return [p for k, p in found.items() if (k[0], k[1], k[3], k[2]) not in found]
-    return list(found.values())
+        dropped = {k for k in found if (k[0], k[1], k[3], k[2]) in found}
+    for lid, keys in made.items():
+        own = [k for k in keys if owner[k] == lid and k not in dropped]
+        if own:
+            status[lid] = LabelStatus(lid, pairs=len(own))
+            continue
+        against = [owner[(k[0], k[1], k[3], k[2])] for k in keys if k in dropped]
+        if against:
+            status[lid] = LabelStatus(lid, reason="conflict", other=against[0])
+        else:
+            status[lid] = LabelStatus(lid, reason="duplicate", other=owner[keys[0]])
+    return [p for k, p in found.items() if k not in dropped], status
+
+
+def pair_accounting(statuses: dict[int, LabelStatus]) -> dict:
+    """``{labels, with_pairs, pairs, reasons: {code: count}}``: labels = with_pairs + sum(reasons)."""
+    reasons: dict[str, int] = {}
+    for st in statuses.values():
+        if st.reason:
+            reasons[st.reason] = reasons.get(st.reason, 0) + 1
+    with_pairs = [st for st in statuses.values() if st.reason is None]
+    return {"labels": len(statuses), "with_pairs": len(with_pairs), "pairs": sum(st.pairs for st in with_pairs),
+            "reasons": dict(sorted(reasons.items(), key=lambda kv: -kv[1]))}
 
 
 def is_test_label(label: dict) -> bool:

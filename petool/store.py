@@ -2,7 +2,7 @@
 
 Labels are human work and must never be lost: the database runs in WAL mode, every write is
 one short transaction, labels are append-only (a relabel is a new row; pairs.py decides which
-row counts), all SQL is parameterised, and the schema evolves only through the numbered
+row counts; an undo or edit appends a withdrawal, never changes the label), all SQL is parameterised, and the schema evolves only through the numbered
 migrations below, each applied once and recorded in ``_migrations``.
 """
 
@@ -109,8 +109,29 @@ def _m1_initial(db) -> None:
     )
 
 
+def _m2_label_withdrawals(db) -> None:
+    # Undo and edit without touching a label: a withdrawal row says "this label no longer
+    # counts" (and, for an edit, which label replaced it). Append-only like the labels.
+    db["label_withdrawals"].create(
+        {"label_id": int, "annotator": str, "created": str, "replaced_by": int},
+        pk="label_id",
+        not_null=["annotator", "created"],
+        foreign_keys=[("label_id", "labels", "id"), ("replaced_by", "labels", "id")],
+        if_not_exists=True,
+    )
+    db.execute(
+        "CREATE TRIGGER IF NOT EXISTS label_withdrawals_no_update BEFORE UPDATE ON label_withdrawals "
+        "BEGIN SELECT RAISE(ABORT, 'label withdrawals are append-only'); END"
+    )
+    db.execute(
+        "CREATE TRIGGER IF NOT EXISTS label_withdrawals_no_delete BEFORE DELETE ON label_withdrawals "
+        "BEGIN SELECT RAISE(ABORT, 'label withdrawals are append-only'); END"
+    )
+
+
 MIGRATIONS: list[tuple[int, str, Callable]] = [
     (1, "initial", _m1_initial),
+    (2, "label withdrawals (undo and edit)", _m2_label_withdrawals),
 ]
 """Numbered schema changes, applied in order; never edit one that has shipped, add the next."""
 
@@ -534,20 +555,7 @@ class Store:
             elif isinstance(v, (dict, list)):
                 run_row[k] = _dumps(v)
         cols = [c for c in self.schema_columns("predictions") if c != "id"]
-        rows = []
-        for p in predictions:
-            p = dict(p, run_id=run_row["id"])
-            p["entry_id"] = str(p.get("entry_id"))
-            p["call"] = _call_json(p.get("call"))
-            p["latency_s"] = p.get("latency_s", p.get("latency"))
-            if not isinstance(p.get("setting"), str):
-                raise ValueError(f"prediction of entry {p['entry_id']!r}: 'setting' must be a string, got {p.get('setting')!r}")
-            for k, v in p.items():  # a data file may hold anything: keep odd values as JSON text, never fail on them
-                if isinstance(v, (dict, list)):
-                    p[k] = _dumps(v)
-            for k in ("tool_ok", "params_ok"):
-                p[k] = None if p.get(k) is None else int(bool(p[k]))
-            rows.append([p.get(c) for c in cols])
+        rows = [_prediction_row(p, run_row["id"], cols) for p in predictions]
         with self._lock, self.db.conn:
             if replace:
                 self.db.conn.execute("DELETE FROM predictions WHERE run_id = ?", [run_row["id"]])
@@ -565,6 +573,31 @@ class Store:
                 f"INSERT OR REPLACE INTO predictions ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})", rows
             )
         return run_row["id"]
+
+    def record_app_prediction(self, prediction: dict, mode: str = "app", scorer_version: str | None = None,
+                              benchmark_version: str | None = None) -> str:
+        """Add one scored answer the app produced (a comparison side) to the run of its model,
+        ``app:<model>``, created on first use; a later answer on the same (entry, setting)
+        replaces the earlier one, so each model's app run holds one answer per prompt, as a
+        ``petool eval`` run does. Returns the run id."""
+        model = str(prediction.get("model") or "?")
+        run_id = f"{mode}:{model}"
+        cols = [c for c in self.schema_columns("predictions") if c != "id"]
+        row = _prediction_row(prediction, run_id, cols)
+        with self._lock, self.db.conn:
+            self.db.conn.execute(
+                "INSERT OR IGNORE INTO runs (id, model, mode, settings, created, config, metrics, scorer_version, benchmark_version) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [run_id, model, mode, _dumps([]), now(), _dumps({"source": "the app's comparisons"}), _dumps({}),
+                 scorer_version, benchmark_version],
+            )
+            self.db.conn.execute(
+                f"INSERT INTO predictions ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)}) "
+                "ON CONFLICT(run_id, entry_id, setting) DO UPDATE SET "
+                + ", ".join(f"[{c}] = excluded.[{c}]" for c in cols if c not in ("run_id", "entry_id", "setting")),
+                row,
+            )
+        return run_id
 
     def schema_columns(self, table: str) -> list[str]:
         # Read beside the writer: a filter check must not queue behind a long import.
@@ -808,10 +841,77 @@ class Store:
                 self._label_summaries_at = version
             return self._label_summaries
 
-    def labels_stamp(self) -> int:
-        """The last label's id: labels are append-only, so views derived from them stay valid until it moves."""
+    def label_withdrawals(self) -> dict[int, dict]:
+        """Withdrawn label id -> ``{annotator, created, replaced_by}`` (an undo, or an edit whose
+        new label is ``replaced_by``); read once per change of the database."""
+        def read():
+            rows = self._rows("SELECT label_id, annotator, created, replaced_by FROM label_withdrawals ORDER BY label_id")
+            return {r.pop("label_id"): r for r in rows}
+
+        return self.cached("label_withdrawals", read)
+
+    def labels_stamp(self) -> tuple[int, int]:
+        """The labels' revision: (last label id, number of withdrawals). Labels are append-only
+        and an undo or edit only appends a withdrawal, so views derived from the labels stay
+        valid until this moves."""
         rows = self.label_summaries()
-        return rows[-1]["id"] if rows else 0
+        return (rows[-1]["id"] if rows else 0, len(self.label_withdrawals()))
+
+    def current_labels(self) -> list[dict]:
+        """``label_summaries`` with each withdrawn label marked: a copy of its row with
+        ``withdrawn`` = ``{annotator, created, replaced_by}`` (the shared rows stay unchanged).
+        What the pairs, their statuses and the dashboards read."""
+        labels = self.label_summaries()
+        gone = self.label_withdrawals()
+        stamp = (labels[-1]["id"] if labels else 0, len(gone))
+        return self.memo("current_labels", stamp,
+                         lambda: [{**r, "withdrawn": gone[r["id"]]} if r["id"] in gone else r for r in labels])
+
+    def withdraw_label(self, label_id: int, annotator: str, replacement: dict | None = None) -> int | None:
+        """Undo ``annotator``'s own label ``label_id`` (it stops counting; the row stays), or, with
+        ``replacement`` (``verdict``, optionally ``gold_call``, ``tags``, ``comment``), edit it:
+        a copy with those fields is appended and the old one withdrawn, in one transaction.
+
+        Refuses (ValueError) a label that does not exist, belongs to another annotator, or was
+        already undone or edited. Returns the replacing label's id (None for an undo).
+        """
+        annotator = check_annotator(annotator)
+        try:
+            label_id = int(label_id)
+        except (TypeError, ValueError):
+            raise ValueError(f"no label {label_id!r}: give a label number") from None
+        with self._lock, self.db.conn:
+            conn = self.db.conn
+            conn.execute("BEGIN IMMEDIATE")
+            row = conn.execute("SELECT * FROM labels WHERE id = ?", [label_id]).fetchone()
+            if row is None:
+                raise ValueError(f"there is no label #{label_id}")
+            label = dict(zip([d[0] for d in conn.execute("SELECT * FROM labels LIMIT 0").description], row))
+            if label["annotator"] != annotator:
+                raise ValueError(f"label #{label_id} is not yours: only its annotator may undo or edit it")
+            done = conn.execute("SELECT replaced_by FROM label_withdrawals WHERE label_id = ?", [label_id]).fetchone()
+            if done is not None:
+                how = f"edited into label #{done[0]}" if done[0] else "undone"
+                raise ValueError(f"label #{label_id} was already {how}")
+            new_id = None
+            if replacement is not None:
+                verdict = replacement.get("verdict")
+                if verdict not in VERDICTS:
+                    raise ValueError(f"unknown verdict {verdict!r}; valid: {', '.join(VERDICTS)}")
+                copy = {k: v for k, v in label.items() if k != "id"}
+                copy.update(created=now(), verdict=verdict)
+                if "gold_call" in replacement:
+                    copy["gold_call"] = _call_json(replacement["gold_call"])
+                if "tags" in replacement:
+                    copy["tags"] = _dumps(list(replacement["tags"] or []))
+                if "comment" in replacement:
+                    copy["comment"] = replacement["comment"] or ""
+                cur = conn.execute(f"INSERT INTO labels ({', '.join(f'[{k}]' for k in copy)}) VALUES ({', '.join('?' for _ in copy)})",
+                                   list(copy.values()))
+                new_id = cur.lastrowid
+            conn.execute("INSERT INTO label_withdrawals (label_id, annotator, created, replaced_by) VALUES (?, ?, ?, ?)",
+                         [label_id, annotator, now(), new_id])
+            return new_id
 
     def labelled_keys(self, annotator: str) -> set[tuple[str, str]]:
         """(entry key, setting) pairs this annotator has labelled, for the queue to skip."""
@@ -820,13 +920,12 @@ class Store:
 
     def preference_examples(self, policy=None) -> list[PreferenceExample]:
         """DPO pairs derived from every label by ``pairs.pairs_from_labels``, computed once per
-        new label (and policy), from the labels without their stored entries."""
+        new label or withdrawal (and policy), from the labels without their stored entries."""
         from petool.pairs import PairPolicy, pairs_from_labels
 
         policy = policy or PairPolicy()
-        labels = self.label_summaries()
-        stamp = labels[-1]["id"] if labels else 0
-        return list(self.memo(("preference_examples", policy), stamp, lambda: pairs_from_labels(labels, policy)))
+        labels = self.current_labels()
+        return list(self.memo(("preference_examples", policy), self.labels_stamp(), lambda: pairs_from_labels(labels, policy)))
 
     # -- training jobs
 
@@ -883,6 +982,23 @@ class RunExists(ValueError):
         super().__init__(f"a run {run_id!r} is already stored; it was kept as it was. Import this one under another "
                          "id, or replace the stored run explicitly (replace=True; `petool eval --db DB --replace`; "
                          "the app's \"replace the stored run\" box).")
+
+
+def _prediction_row(p: dict, run_id: str, cols: list[str]) -> list:
+    """A prediction dict as the values of ``cols`` (a data file may hold anything: odd values
+    are kept as JSON text, never a failure)."""
+    p = dict(p, run_id=run_id)
+    p["entry_id"] = str(p.get("entry_id"))
+    p["call"] = _call_json(p.get("call"))
+    p["latency_s"] = p.get("latency_s", p.get("latency"))
+    if not isinstance(p.get("setting"), str):
+        raise ValueError(f"prediction of entry {p['entry_id']!r}: 'setting' must be a string, got {p.get('setting')!r}")
+    for k, v in p.items():
+        if isinstance(v, (dict, list)):
+            p[k] = _dumps(v)
+    for k in ("tool_ok", "params_ok"):
+        p[k] = None if p.get(k) is None else int(bool(p[k]))
+    return [p.get(c) for c in cols]
 
 
 def _read_json_file(path: Path) -> dict:

@@ -18,6 +18,8 @@ class FakePredictor:
         self.calls: list[tuple[str, str, bool]] = []
         self.rank_prior_weight = 2.5
         self.weights: list[float] = []
+        self.extra_adapter: str | None = None
+        self.extra_paths: dict[str, str] = {}
 
     has_adapter = True
 
@@ -25,9 +27,18 @@ class FakePredictor:
     def name(self) -> str:
         return self._name(self.adapter_enabled)
 
-    @staticmethod
-    def _name(adapter_on: bool) -> str:
+    def _name(self, adapter_on: bool) -> str:
+        if adapter_on and self.extra_adapter:
+            return f"fake-base+{self.extra_adapter}"
         return "fake-base+fake-adapter" if adapter_on else "fake-base"
+
+    def use_adapter(self, enabled: bool) -> None:
+        self.adapter_enabled, self.extra_adapter = bool(enabled), None
+
+    def use_extra_adapter(self, name: str, path) -> None:
+        """As petool.models: an extra adapter (a DPO job's) answers like the main one here."""
+        self.extra_paths[name] = str(path)
+        self.extra_adapter, self.adapter_enabled = name, True
 
     def describe(self) -> dict:
         return {"name": self.name, "model": "scripted fake", "adapter": self.adapter}

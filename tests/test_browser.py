@@ -151,7 +151,7 @@ def test_end_to_end(app, page):
     # 4. The pair is in the TRL export.
     page.get_by_role("tab", name="Pairs & training").click()
     page.click("#p-refresh")
-    page.locator("#p-counts").get_by_text("1 DPO pairs").wait_for()
+    page.locator("#p-counts").get_by_text("1 DPO pair from 1 of them").wait_for()
     page.click("#p-export")
     link = page.locator("#p-file a").first
     link.wait_for()

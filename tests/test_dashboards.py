@@ -51,7 +51,19 @@ def test_win_rate_counts_ties_half():
     row = d.win_rate(labels(["B", "B", "A", "tie"]), "tuned", "base")
     assert (row["n"], row["wins"], row["losses"], row["ties"]) == (4, 2, 1, 1)
     assert row["rate"] == pytest.approx(2.5 / 4)
-    assert len(d.win_rates(labels(["B"]))) == 2
+    [once] = d.win_rates(labels(["B"]))  # once per pair of models, not mirrored
+    assert (once["model"], once["opponent"], once["rate"]) == ("base", "tuned", 0.0)
+
+
+def test_verdicts_count_by_model_not_by_side():
+    """Blind mode shuffles the sides: the same preference shown as A or as B counts the same."""
+    shown = [{"model_a": "base", "model_b": "tuned", "verdict": "B"}, {"model_a": "tuned", "model_b": "base", "verdict": "A"},
+             {"model_a": "tuned", "model_b": "base", "verdict": "both_bad"}, {"model_a": "base", "model_b": "tuned", "verdict": "tie"}]
+    counts = d.verdicts_by_model(shown)
+    assert counts["tuned"] == {"preferred": 2, "both bad": 1, "tie": 1}
+    assert counts["base"] == {"not preferred": 2, "both bad": 1, "tie": 1}
+    fig = d.label_stats_figure(shown)
+    assert sorted(fig.data[0].x) == ["base", "tuned"] and {t.name for t in fig.data} == {"preferred", "not preferred", "tie", "both bad"}
 
 
 def test_figures_have_data():

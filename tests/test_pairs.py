@@ -13,9 +13,11 @@ from petool.catalog import load_catalog
 from petool.pairs import (
     PairPolicy,
     dpo_negatives,
+    explain_labels,
     label_pairs,
     latest_labels,
     negative_kind,
+    pair_accounting,
     pairs_from_labels,
 )
 
@@ -56,6 +58,48 @@ def lab(verdict, call_a=A, call_b=B, gold=None, **kw):
 )
 def test_label_pairs(label, policy, expected):
     assert label_pairs(label, policy) == expected
+
+
+def test_every_label_has_a_status_and_the_accounting_adds_up():
+    """Each label either yields pairs or has exactly the reason the pair builder stopped it for."""
+    c = {"tool_name": "<W>.<C>.<f>", "parameters": {}}
+    rows = [
+        lab("A", id=1),                                            # replaced by #2 (same calls, same annotator)
+        lab("B", id=2, created="2025-01-02T00:00:00+00:00"),       # pair B over A
+        lab("tie", id=3, call_b=c),                                # tie
+        lab("A", id=4, call_b=A, entry_key="e2"),                  # identical calls
+        lab("both_bad", id=5, entry={}, entry_key="e3"),          # both bad, gold unknown
+        lab("A", id=6, entry={"extra": {"split": "test"}}, entry_key="e4"),  # test data
+        lab("A", id=7, annotator="bob", call_a=B, call_b=A),      # same pair as #2, by another annotator
+        lab("B", id=8, annotator="cat", call_a=c, call_b=G),      # G over C
+        lab("A", id=9, annotator="dan", call_a=c, call_b=G),      # C over G: contradicts #8
+        lab("B", id=10, call_b=None, raw_b="oops", entry_key="e5"),  # unparsed winner
+        lab("A", id=11, entry_key="e6", withdrawn={"replaced_by": None}),  # undone
+        lab("B", id=12, entry_key="e7", query="Q7", withdrawn={"replaced_by": 13}),  # edited
+        lab("A", id=13, entry_key="e7", query="Q7"),               # the edit: a pair
+    ]
+    pairs, status = explain_labels(rows)
+    assert pairs == pairs_from_labels(rows)
+    got = {i: (st.reason, st.other) for i, st in status.items()}
+    assert got == {1: ("replaced", 2), 2: (None, None), 3: ("tie", None), 4: ("identical", None),
+                   5: ("both_bad_no_gold", None), 6: ("test", None), 7: ("duplicate", 2), 8: ("conflict", 9),
+                   9: ("conflict", 8), 10: ("unparsed_winner", None), 11: ("undone", None), 12: ("edited", 13),
+                   13: (None, None)}
+    assert sorted(int(p.source.split(":")[1]) for p in pairs) == [2, 13]
+    counts = pair_accounting(status)
+    assert counts["labels"] == len(rows) == counts["with_pairs"] + sum(counts["reasons"].values())
+    assert counts["pairs"] == len(pairs) == 2
+    assert "label #2" in status[1].text and status[2].text == "becomes 1 pair"
+    # Under the "skip" policy a both-bad verdict says so, and "keep" keeps both contradicting pairs.
+    assert explain_labels(rows, PairPolicy(both_bad="skip"))[1][5].reason == "both_bad_skipped"
+    kept = explain_labels(rows, PairPolicy(conflicts="keep"))[1]
+    assert (kept[8].pairs, kept[9].pairs) == (1, 1)
+
+
+def test_an_undone_revote_brings_back_the_earlier_vote():
+    first, second = lab("A", id=1), lab("B", id=2, created="2025-01-02T00:00:00+00:00")
+    [p] = pairs_from_labels([first, {**second, "withdrawn": {"replaced_by": None}}])
+    assert (p.chosen, p.source) == (t(A), "label:1:p")
 
 
 def test_relabel_replaces_earlier_label_of_same_annotator():

@@ -13,6 +13,7 @@ from petool.store import MIGRATIONS, RunExists, Store, entry_from_dict, entry_to
 EXPECTED_SCHEMA = {
     "_migrations": ["id", "name", "applied"],
     "entries": ["id", "key", "source", "user_id", "entry", "created", "updated"],
+    "label_withdrawals": ["label_id", "annotator", "created", "replaced_by"],
     "labels": [
         "id", "annotator", "created", "entry_key", "entry", "setting", "query", "prompt", "model_a",
         "model_b", "call_a", "call_b", "raw_a", "raw_b", "blind", "verdict", "tags", "comment", "gold_call",
@@ -371,3 +372,34 @@ def test_backup_is_a_consistent_full_copy_that_opens_as_a_store(store, tmp_path)
     add_pair_label(store, 1)  # the copy is a snapshot: later writes stay in the live store
     assert len(copy.labels()) == 1 and len(store.labels()) == 2
     copy.close()
+
+
+def test_undo_and_edit_append_withdrawals_and_refresh_the_cached_views(tmp_path):
+    """An undo or edit appends a withdrawal (the label row stays); the pairs, cached per label
+    revision, follow at once, for this Store and for a second one on the same file."""
+    path = tmp_path / "petool.db"
+    store, other = Store(path), Store(path)
+    try:
+        first = add_pair_label(store, 1)
+        second = add_pair_label(store, 2)
+        assert len(store.preference_examples()) == 2 and len(other.preference_examples()) == 2
+        assert store.withdraw_label(first, "ann") is None
+        assert [p.source for p in store.preference_examples()] == [f"label:{second}:p"]
+        assert [p.source for p in other.preference_examples()] == [f"label:{second}:p"]
+        new = store.withdraw_label(second, "ann", {"verdict": "tie"})
+        assert store.preference_examples() == [] and other.preference_examples() == []
+        rows = {r["id"]: r for r in store.current_labels()}
+        assert rows[first]["withdrawn"]["replaced_by"] is None and rows[second]["withdrawn"]["replaced_by"] == new
+        assert rows[new]["verdict"] == "tie" and "withdrawn" not in rows[new] and rows[new]["prompt"] == "SYS 2"
+        assert len(store.labels()) == 3  # nothing deleted
+        with pytest.raises(ValueError, match="already undone"):
+            store.withdraw_label(first, "ann")
+        with pytest.raises(ValueError, match="not yours"):
+            store.withdraw_label(new, "bob")
+        with pytest.raises(ValueError, match="no label #999"):
+            store.withdraw_label(999, "ann")
+        with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+            store.db.execute("DELETE FROM label_withdrawals")
+    finally:
+        other.close()
+        store.close()

@@ -444,7 +444,8 @@ def test_dashboards_from_an_imported_run(services, tmp_path):
     figs = dash.figures(services)
     acc, hist, bucket, cat, err, lstats, wins, table, status = figs
     assert acc.data and hist.data and err.data and lstats.data and wins.data
-    assert "8 predictions" in status and len(table) == 2
+    # 8 imported, and the 2 labelled comparisons' 4 scored answers as the app runs of their models
+    assert "12 predictions" in status and len(table) == 4
     assert dash.figures(services, models=["nobody"])[-1].startswith("0 predictions")
 
 
@@ -590,3 +591,152 @@ def test_pairs_view_pages_show_every_pair_once(services):
     add_pair_label(services.store, 250)
     rows, msg = export.pair_rows(services, page=3)
     assert len(rows) == 51 and "251 DPO pairs" in msg
+
+
+# ---------------------------------------------------------------- my labels (issue 30 #5)
+
+
+def seven_labels(services):
+    """The issue's walk: 7 labels, 1 pair. A vote replaced by a re-vote, a tie, votes on identical
+    calls (base against base), a test entry, both bad without a gold call, and the one pair."""
+    from petool.ui import labels as my
+
+    es = services.generated()
+    d = [entry_to_dict(e) for e in es[:5]]
+    vote = lambda i, a, b, v, who="ann": compare.submit_label(services, compare.run_compare(services, d[i], "r", a, b), v, who)
+    first = vote(0, BASE, TUNED, "A")["labelled"]["id"]      # replaced by the re-vote below
+    vote(0, BASE, TUNED, "B")                                 # the pair
+    vote(1, BASE, TUNED, "tie")                               # a tie
+    vote(2, BASE, BASE, "A")                                  # identical calls
+    test = {**d[3], "extra": {**d[3]["extra"], "split": "test"}}
+    compare.submit_label(services, compare.run_compare(services, test, "r", BASE, TUNED), "B", "ann")
+    no_gold = {**d[4], "ground_truth": {"tool_name": "", "parameters": {}}}
+    compare.submit_label(services, compare.run_compare(services, no_gold, "r", BASE, TUNED), "both_bad", "ann")
+    vote(1, BASE, TUNED, "B", who="bob")                      # another annotator's pair
+    return my, first
+
+
+def test_my_labels_give_each_label_its_status_from_the_pair_builder(services):
+    my, _ = seven_labels(services)
+    rows, line = my.my_labels(services, "ann")
+    assert [r[0] for r in rows] == [6, 5, 4, 3, 2, 1]  # newest first, bob's label not among them
+    status = {r[0]: r[-1] for r in rows}
+    assert status == {
+        1: "replaced by a later vote (label #2) on the same calls", 2: "becomes 1 pair",
+        3: "a tie: no order between the two calls", 4: "identical calls: the chosen and the rejected call are the same",
+        5: "test data: labels on test entries never become training pairs",
+        6: "both bad, and no gold call is known (type one to make a pair)",
+    }
+    assert line.startswith("Your labels (ann): 6 labels → **1 DPO pair** from 1 of them; not pairs: ")
+    for part in ("1 replaced by a later vote", "1 ties", "1 identical calls", "1 test data", "1 both bad without a gold call"):
+        assert part in line
+    assert my.annotator_counts(services) == [["ann", 6, 1, 1, 5], ["bob", 1, 1, 1, 0]]
+    assert my.my_labels(services, "nobody") == ([], "No labels by nobody yet: label a comparison in Compare & label.")
+
+
+def test_the_pair_summary_accounts_for_every_label(services):
+    seven_labels(services)
+    rows, line = export.pair_rows(services)
+    counts = [int(n) for n in __import__("re").findall(r"(\d+) [a-z]", line.split("not pairs: ")[1])]
+    assert line.startswith("7 labels → **2 DPO pairs** from 2 of them; not pairs: ") and len(rows) == 2
+    assert 2 + sum(counts) == 7
+
+
+def test_reason_names_cover_every_reason():
+    from petool.pairs import REASONS
+    from petool.ui.labels import REASON_NAMES
+
+    assert set(REASON_NAMES) == set(REASONS)
+
+
+def test_undo_and_edit_only_ones_own_label(services):
+    my, _ = seven_labels(services)
+    with pytest.raises(ValueError, match="not yours"):
+        my.undo_label(services, "bob", 2)
+    with pytest.raises(ValueError, match="not yours"):
+        my.edit_label(services, "bob", 2, "A")
+    assert len(services.store.preference_examples()) == 2
+    assert "Label #2 undone" in my.undo_label(services, "ann", 2)
+    # Undoing the re-vote brings back the vote it replaced: label #1 (A, base over tuned) is a pair again.
+    status = {r[0]: r[-1] for r in my.my_labels(services, "ann")[0]}
+    assert status[2] == "undone by its annotator" and status[1] == "becomes 1 pair"
+    assert [p.source for p in services.store.preference_examples() if p.source.startswith("label:1:")] == ["label:1:r"]
+    assert "edited: label #8 now says **tie**" in my.edit_label(services, "ann", 1, "tie").replace("Label #1 edited: ", "edited: ")
+    status = {r[0]: r[-1] for r in my.my_labels(services, "ann")[0]}
+    assert status[1] == "edited: replaced by label #8" and status[8] == "a tie: no order between the two calls"
+    assert [p.source for p in services.store.preference_examples()] == ["label:7:r"]
+    for bad, match in ((None, "Pick one of your labels"), ("x", "Pick one of your labels"), (99, "no label #99")):
+        with pytest.raises(ValueError, match=match):
+            my.undo_label(services, "ann", bad)
+    with pytest.raises(ValueError, match="already undone"):
+        my.undo_label(services, "ann", 2)
+    with pytest.raises(ValueError, match="new verdict"):
+        my.edit_label(services, "ann", 3, None)
+    assert len(services.store.labels()) == 8  # nothing deleted
+
+
+# ---------------------------------------------------------------- dashboards from the app (issue 30 #6)
+
+
+def test_dashboards_count_the_apps_comparisons_and_labels(services):
+    """With no imported run, the app's scored comparisons are a run per model and its labels give
+    one win rate per pair of models and verdicts by model (blind or not)."""
+    empty = dash.figures(services)
+    assert all("petool" not in (a.text or "") for fig in empty[:7] for a in fig.layout.annotations)
+    assert "Compare & label" in empty[0].layout.annotations[0].text
+    es = services.generated()[:3]
+    for i, e in enumerate(es):
+        result = compare.run_compare(services, entry_to_dict(e), "r", BASE, TUNED, blind=True, seed=i)
+        winner = "AB"[[s["choice"] for s in result["sides"]].index(TUNED)]
+        compare.submit_label(services, result, winner, "ann")
+    # the same entry again replaces that model's answer: one answer per (entry, setting) per run
+    compare.run_compare(services, entry_to_dict(es[0]), "r", BASE, TUNED)
+    runs = {r["id"]: r for r in services.store.runs()}
+    assert set(runs) == {"app:fake-base", "app:fake-base+fake-adapter"} and runs["app:fake-base"]["n"] == 3
+    acc, hist, bucket, cat, errs, verdicts, wins, table, status = dash.figures(services)
+    assert sorted(row[:4] for row in table) == [["fake-base", "r", 3, "0.0%"], ["fake-base+fake-adapter", "r", 3, "100.0%"]]
+    assert {t.name for t in acc.data} == {"fake-base", "fake-base+fake-adapter"} and "6 predictions" in status
+    by_name = {t.name: dict(zip(t.x, t.y)) for t in verdicts.data}
+    assert by_name == {"preferred": {"fake-base": 0, "fake-base+fake-adapter": 3}, "not preferred": {"fake-base": 3, "fake-base+fake-adapter": 0}}
+    [bar] = wins.data  # one bar per pair of models, not both directions
+    assert list(bar.x) == [0.0] and len(bar.y) == 1 and "fake-base<br>over fake-base+fake-adapter" in bar.y[0]
+    assert bar.error_x.array is not None
+    # an undone label leaves the dashboards too
+    services.store.withdraw_label(1, "ann")
+    assert "2 labels" in dash.figures(services)[5].layout.title.text
+
+
+# ---------------------------------------------------------------- the train loop closes (issue 30 #9)
+
+
+def test_a_finished_jobs_adapter_becomes_a_compare_choice(services, tmp_path, monkeypatch):
+    """A DPO job trained in the app: warned as too small before it starts, and once it is done its
+    adapter is a model choice in Compare that answers (through the predictor's extra adapter)."""
+    import time
+
+    from petool.ui.services import job_choice
+
+    monkeypatch.setattr(jobs, "POLL_S", 0.1)
+    label_some(services, 1)
+    assert "too small to move the policy" in export.training_warning(services, 2, "assets/train/cpu.yaml")
+    assert "1 pair is fewer than one optimiser step's batch of 4" in export.training_warning(services, 2, "assets/train/cpu.yaml")
+    script = tmp_path / "fake_train.py"
+    script.write_text(FAKE_TRAINER + "(out / 'adapter_config.json').write_text('{}')\n")
+    monkeypatch.setattr(jobs.time, "strftime", lambda *a: "test")  # the job folder: jobs/dpo-test
+    run_dir = Path(services.config.db_path).resolve().parent / "jobs" / "dpo-test" / "run"
+    msg = export.start_training(services, 2, "assets/train/cpu.yaml", command=[sys.executable, str(script), str(run_dir)])
+    assert "Started training job #1" in msg and "too small to move the policy" in msg
+    choice = job_choice(1)
+    assert choice not in services.model.model_choices()  # not before the job has finished
+    for _ in range(100):
+        if services.store.get_job(1)["status"] in ("done", "failed"):
+            break
+        time.sleep(0.2)
+    assert services.store.get_job(1)["status"] == "done"
+    assert services.model.model_choices()[:3] == [BASE, TUNED, choice]
+    result = compare.run_compare(services, entry_to_dict(first(services)), "r", BASE, choice)
+    assert [s["model"] for s in result["sides"]] == ["fake-base", f"fake-base+{choice}"]
+    assert services.model.predictor().extra_paths == {choice: str(run_dir / "dpo")}
+    # back to the shipped adapter afterwards
+    assert compare.run_compare(services, entry_to_dict(first(services)), "r", BASE, TUNED)["sides"][1]["model"] == "fake-base+fake-adapter"
+    assert export.training_warning(services, 30, "assets/train/cpu.yaml").count("fewer than") == 1  # steps fine, pairs not

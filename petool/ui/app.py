@@ -97,7 +97,7 @@ def build_demo(config: AppConfig | None = None, services: Services | None = None
     """
     import gradio as gr
 
-    from petool.ui import builder, compare, dash, errors, export
+    from petool.ui import builder, compare, dash, errors, export, labels
     from petool.ui.common import with_user
 
     config = config or AppConfig.from_env()
@@ -139,6 +139,7 @@ def build_demo(config: AppConfig | None = None, services: Services | None = None
                 compare.build(services, entry_state, annotator, session)
             with gr.Tab("Pairs & training", id="pairs", elem_id="tab-pairs") as pairs_tab:
                 p = export.build(services, session)
+                my = labels.build(services, annotator, session, p["policy"])
             with gr.Tab("Dashboards", id="dashboards", elem_id="tab-dashboards") as dash_tab:
                 d = dash.build(services, session)
             with gr.Tab("Errors", id="errors", elem_id="tab-errors") as errors_tab:
@@ -149,6 +150,7 @@ def build_demo(config: AppConfig | None = None, services: Services | None = None
         # Plots in hidden tabs render too small: draw them when their tab is opened.
         dash_tab.select(d["refresh"], d["inputs"], d["outputs"], api_visibility="private")
         pairs_tab.select(p["refresh"], None, p["outputs"], api_visibility="private")
+        pairs_tab.select(with_user(my["refresh"], 3), [*my["inputs"], session], my["outputs"], api_visibility="private")
         errors_tab.select(e["refresh"], None, e["outputs"], api_visibility="private")
         about_tab.select(lambda: (about(config, services), adapter_training_figure(config)), None, [about_md, training_plot],
                          api_visibility="private")

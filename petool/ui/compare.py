@@ -77,6 +77,7 @@ def run_compare(services: Services, d: dict, setting: str, model_a: str, model_b
         sides.append(side)
     if progress:
         progress((2, 2), desc="done")
+    services.record_sides(entry, setting, sides)  # the dashboards count the app's scored answers
     style = _style(services)
     return {
         "id": uuid.uuid4().hex,  # one comparison, one vote
@@ -433,4 +434,8 @@ def build(services: Services, entry_state, annotator, session):
                   api_visibility="private")
         .then(maybe_run, queue_inputs, run_outs, concurrency_limit=1, concurrency_id="model", api_visibility="private"))
     q_source.focus(lambda: gr.update(choices=services.sources()), None, q_source, api_visibility="private")
+    # Adapters trained in the app (finished DPO jobs) join the choices as soon as their job ends.
+    for dropdown in (model_a, model_b):
+        dropdown.focus(lambda: gr.update(choices=services.model.model_choices()), None, dropdown,
+                       api_visibility="private", queue=False)
     return {"setting": setting}

@@ -1,4 +1,9 @@
-"""Tab "Dashboards": accuracy and errors from stored evaluation runs, win rates from labels."""
+"""Tab "Dashboards": accuracy and errors from stored evaluation runs, win rates from labels.
+
+The runs include the app's own: every scored comparison side is stored as an answer of the run
+``app:<model>`` (``Services.record_sides``), and a sample evaluation from Pairs & training as a
+run of its own, so someone who only uses the app sees its numbers here at once.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +19,9 @@ from petool.ui.services import Services
 
 RUN_FILES = ("predictions.jsonl", "metrics.json", "config.json")
 TABLE_HEADERS = ["model", "setting", "n", "tool acc", "param acc", "both"]
+NO_PREDICTIONS = ("No scored answers yet: run a comparison on an entry with a known gold call (Compare & label), "
+                  "evaluate a model on a sample (Pairs & training), or import a run below.")
+"""What an empty chart says in the app: what to do here, no command line."""
 
 
 def filter_options(services: Services) -> tuple[list[tuple[str, str]], list[str]]:
@@ -58,9 +66,10 @@ def figures(services: Services, run_ids=None, models=None, settings=None) -> tup
     chosen = (tuple(run_ids or ()), tuple(models or ()), tuple(settings or ()))
     recs, predicted = store.memo(("dashboard predictions", chosen), fingerprint,
                                  lambda: _prediction_figures(services, run_ids, models, settings))
-    labels = store.label_summaries()
-    stamp = labels[-1]["id"] if labels else 0
-    labelled = store.memo("dashboard labels", stamp, lambda: (dash.label_stats_figure(labels), dash.win_rate_figure(labels)))
+    # Undone and edited labels no longer count (their replacement does).
+    labels = [lab for lab in store.current_labels() if not lab.get("withdrawn")]
+    labelled = store.memo("dashboard labels", store.labels_stamp(),
+                          lambda: (dash.label_stats_figure(labels), dash.win_rate_figure(labels)))
     status = f"{recs} predictions from {len(run_ids or []) or 'all'} run(s); {len(labels)} labels. " + predicted[-1]
     return (*predicted[:-2], *labelled, [list(r) for r in predicted[-2]], status)
 
@@ -70,11 +79,11 @@ def _prediction_figures(services: Services, run_ids, models, settings) -> tuple[
     recs = records(services, run_ids, models, settings)
     table = [[r["model"], r["setting"], r["n"], _pct(r["tool_acc"]), _pct(r["param_acc"]), _pct(r["both_acc"])] for r in aggregate(recs, ["model", "setting"])]
     return len(recs), (
-        dash.accuracy_figure(recs),
-        dash.history_effect_figure(recs),
-        dash.bucket_figure(recs),
-        dash.category_figure(recs),
-        dash.error_figure(recs),
+        dash.accuracy_figure(recs, empty=NO_PREDICTIONS),
+        dash.history_effect_figure(recs, empty=NO_PREDICTIONS),
+        dash.bucket_figure(recs, empty=NO_PREDICTIONS),
+        dash.category_figure(recs, empty=NO_PREDICTIONS),
+        dash.error_figure(recs, empty=NO_PREDICTIONS),
         table,
         mixed_versions(services, run_ids),
     )

@@ -11,9 +11,10 @@ import zipfile
 from pathlib import Path
 
 from petool.dashboards import training_figure
-from petool.jobs import start_dpo_job, stop_job
-from petool.pairs import PairPolicy, is_test_label, pairs_from_labels
+from petool.jobs import small_run_warning, start_dpo_job, stop_job
+from petool.pairs import PairPolicy, pairs_from_labels
 from petool.schema import SETTINGS
+from petool.ui.labels import accounting_line, statuses
 from petool.ui.services import Services
 
 FORMATS = {
@@ -53,16 +54,14 @@ def pair_rows(services: Services, both_bad: str = "ground_truth", conflicts: str
     """
     policy = policy_from(both_bad, conflicts)
     store = services.store
-    labels = store.label_summaries()
-    stamp = labels[-1]["id"] if labels else 0
+    labels = store.current_labels()
 
     def table():
         pairs = pairs_from_labels(labels, policy)
-        rows = [[p.source, pair_setting(p.source), p.user[:80], _tool(p.chosen), _tool(p.rejected)[:80]] for p in pairs]
-        test = sum(1 for lab in labels if is_test_label(lab))
-        return rows, test, len(labels)
+        return [[p.source, pair_setting(p.source), p.user[:80], _tool(p.chosen), _tool(p.rejected)[:80]] for p in pairs]
 
-    rows, test, n_labels = store.memo(("pair_rows", policy), stamp, table)
+    rows = store.memo(("pair_rows", policy), store.labels_stamp(), table)
+    _, status = statuses(services, policy)
     pages = max(1, -(-len(rows) // PAIRS_PAGE_SIZE))
     try:
         page = min(pages, max(1, int(page or 1)))
@@ -70,7 +69,7 @@ def pair_rows(services: Services, both_bad: str = "ground_truth", conflicts: str
         page = 1
     start = (page - 1) * PAIRS_PAGE_SIZE
     shown = rows[start:start + PAIRS_PAGE_SIZE]
-    msg = f"{n_labels} labels → **{len(rows)} DPO pairs** (labels on test entries, never used: {test})."
+    msg = accounting_line(status)
     if pages > 1:
         msg += f" Page {page} of {pages}: pairs {start + 1}–{start + len(shown)}."
     return [list(r) for r in shown], msg
@@ -188,8 +187,21 @@ def start_training(services: Services, max_steps: int | None, config_yaml: str |
         adapter = str(path)
     pairs = services.store.preference_examples(policy_from(both_bad, conflicts))
     jobs_dir = Path(services.config.db_path).resolve().parent / "jobs"
+    warning = small_run_warning(len(pairs), max_steps or None, config_yaml or None)
     job_id = start_dpo_job(services.store, pairs, adapter or "", jobs_dir, config_yaml or None, max_steps or None, command)
-    return f"Started training job #{job_id} on {len(pairs)} pairs."
+    return f"Started training job #{job_id} on {len(pairs)} pairs." + (f"\n\n⚠️ {warning}" if warning else "")
+
+
+def training_warning(services: Services, max_steps, config_yaml: str | None, both_bad: str = "ground_truth",
+                     conflicts: str = "drop") -> str:
+    """Said next to "Start DPO run" before it is clicked: why the run would be too small ("" if not)."""
+    try:
+        steps = int(max_steps) if max_steps else None
+    except (TypeError, ValueError, OverflowError):
+        steps = None
+    n = len(services.store.preference_examples(policy_from(both_bad, conflicts)))
+    warning = small_run_warning(n, steps, config_yaml or None)
+    return f"⚠️ {warning}" if warning else ""
 
 
 def job_view(services: Services):
@@ -253,6 +265,7 @@ def build(services: Services, session):
         yaml = gr.Textbox("assets/train/cpu.yaml", label="training config", interactive=not disabled)
         train_btn = gr.Button("Start DPO run", variant="primary", interactive=not disabled, elem_id="p-train")
         stop_btn = gr.Button("Stop", interactive=not disabled)
+    size_md = gr.Markdown("", elem_id="p-size")  # the too-small-run warning, before the run
     job_md = gr.Markdown("", elem_id="p-job")
     job_plot = gr.Plot(label="loss", elem_id="p-loss")
     # Polls only while a job runs (and after a reload, once the tab is opened): idle pages stay quiet.
@@ -263,6 +276,10 @@ def build(services: Services, session):
         return rows, msg
 
     refresh.click(on_refresh, [both_bad, conflicts, page], [table, counts], api_name="pairs")
+    if not disabled:
+        for changed in (refresh.click, steps.change, yaml.change, both_bad.change, conflicts.change):
+            changed(lambda n, y, bb, cf: training_warning(services, n, y, bb, cf), [steps, yaml, both_bad, conflicts], size_md,
+                    api_visibility="private", queue=False)
     page.submit(on_refresh, [both_bad, conflicts, page], [table, counts], api_visibility="private")
     def on_export(user, f, bb, cf):
         require_user(services.config, user, "export pairs")
@@ -288,7 +305,8 @@ def build(services: Services, session):
     stop_btn.click(with_user(on_stop, 0), [session], job_md, api_visibility="private")
     timer.tick(poll, None, [job_md, job_plot, timer], api_visibility="private", show_progress="hidden")
     gr.api(lambda_job_status(services), api_name="job_status")
-    return {"refresh": lambda: (*on_refresh("ground_truth", "drop"), *poll()), "outputs": [table, counts, job_md, job_plot, timer]}
+    return {"refresh": lambda: (*on_refresh("ground_truth", "drop"), *poll()), "outputs": [table, counts, job_md, job_plot, timer],
+            "policy": [both_bad, conflicts]}
 
 
 def job_running(services: Services) -> bool:

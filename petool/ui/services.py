@@ -15,7 +15,9 @@ from typing import Any, Callable
 from petool.appconfig import AppConfig
 from petool.models import DEFAULT_RANK_PRIOR_WEIGHT, ModelNotFound
 from petool.predictors import ModelSpec, Predictor, build_predictor
+from petool.evaluate import BENCHMARK_VERSION
 from petool.schema import Entry, Generation, Tool
+from petool.scoring import SCORER_VERSION
 from petool.store import Store
 
 log = logging.getLogger(__name__)
@@ -28,6 +30,11 @@ DEV = "dev (real test entries)"
 SAVED = "saved"
 MAX_RANK_PRIOR = 10.0
 """Largest ranking-prior weight the app accepts (from 4 up the ranking alone decides anyway)."""
+
+
+def job_choice(job_id: int) -> str:
+    """The Compare choice of the adapter a DPO job trained."""
+    return f"DPO job #{job_id}"
 
 
 @dataclass
@@ -54,9 +61,12 @@ class ModelService:
             config); tests pass a scripted fake (a ``petool.predictors.Predictor``).
     """
 
-    def __init__(self, config: AppConfig, factory: Callable[[], Any] | None = None):
+    def __init__(self, config: AppConfig, factory: Callable[[], Any] | None = None,
+                 extra_adapters: Callable[[], dict[str, Path]] | None = None):
         self.config = config
         self._factory = factory
+        self._extra_adapters = extra_adapters or dict
+        """Choice name -> adapter folder of the adapters trained in the app (finished DPO jobs)."""
         self._predictor = None
         self._load_error: str | None = None
         self._lock = threading.Lock()
@@ -101,8 +111,9 @@ class ModelService:
         return self.predictor().has_adapter
 
     def model_choices(self) -> list[str]:
-        """What the Compare tab offers: the base, the adapter (when there is one), rule baselines."""
-        return [BASE, TUNED, *BASELINE_CHOICES]
+        """What the Compare tab offers: the base, the adapter, the adapters of finished DPO jobs
+        (newest first, read from the store on each call), rule baselines."""
+        return [BASE, TUNED, *self._extra_adapters(), *BASELINE_CHOICES]
 
     def describe(self) -> dict:
         if self._predictor is None:
@@ -121,17 +132,22 @@ class ModelService:
             if choice.startswith("baseline:"):
                 predictor = self._baseline(choice.removeprefix("baseline:"))
                 return _side(predictor, predictor.generate(entry, setting))
-            if choice not in (BASE, TUNED):
+            extra = self._extra_adapters().get(choice) if choice not in (BASE, TUNED) else None
+            if choice not in (BASE, TUNED) and extra is None:
                 raise ValueError(f"unknown model choice {choice!r}; valid: {', '.join(self.model_choices())}")
             predictor = self.predictor()
-            if choice == TUNED and not predictor.has_adapter:
-                raise RuntimeError(self._load_error or "no adapter is loaded, so there is no PEToolLLaMA side")
+            if choice != BASE and not predictor.has_adapter:
+                raise RuntimeError(self._load_error or f"no adapter is loaded, so there is no {choice} side")
             weight = DEFAULT_RANK_PRIOR_WEIGHT if rank_prior is None else float(rank_prior)
             if not 0 <= weight <= MAX_RANK_PRIOR:
                 raise ValueError(f"the ranking prior's weight must be between 0 and {MAX_RANK_PRIOR}, got {weight}")
             with self._lock:  # one generation at a time on the shared model
+                if extra is not None:
+                    predictor.use_extra_adapter(choice, extra)  # a DPO job's adapter, beside the main one
+                elif predictor.has_adapter:
+                    predictor.use_adapter(True)  # the main adapter again, if a job's was in use
                 gen = predictor.generate(entry, setting, rank_prior=weight,
-                                         use_adapter=(choice == TUNED) if predictor.has_adapter else None)
+                                         use_adapter=(choice != BASE) if predictor.has_adapter else None)
             side = _side(predictor, gen)
             if gen.tool_scores:
                 side.tool_choice = {"scores": gen.tool_scores, "bias": gen.tool_bias or {}}
@@ -160,7 +176,7 @@ class Services:
                  generated: list[Entry] | None = None):
         self.config = config
         self.store = store or Store(config.db_path)
-        self.model = ModelService(config, predictor_factory)
+        self.model = ModelService(config, predictor_factory, extra_adapters=self.job_adapters)
         self._generated = generated
         self._dev: list[Entry] | None = None
         self._dev_problem = ""
@@ -213,6 +229,33 @@ class Services:
         if source in (GENERATED, DEV):
             return next((e for e in self.pool(source) if e.key == str(key)), None)
         return self.store.get_entry(key=str(key), source=source)
+
+    # -- adapters trained in the app
+
+    def job_adapters(self) -> dict[str, Path]:
+        """``DPO job #N`` -> its adapter folder, for each finished job whose adapter is on disk
+        (newest first): Compare offers them as sides as soon as the job ends."""
+        out = {}
+        for job in self.store.jobs():
+            folder = Path(job.get("output_dir") or "") / "dpo"
+            if job["status"] == "done" and job.get("output_dir") and (folder / "adapter_config.json").is_file():
+                out[job_choice(job["id"])] = folder
+        return out
+
+    # -- the app's own answers as runs
+
+    def record_sides(self, entry: Entry, setting: str, sides: list[dict]) -> None:
+        """Store each scored comparison side (gold known, the model answered) as a prediction
+        of its model's app run (``Store.record_app_prediction``), for the dashboards."""
+        for side in sides:
+            if side.get("tool_ok") is None or side.get("model_error"):
+                continue
+            self.store.record_app_prediction({
+                "entry_id": entry.key, "setting": setting, "model": side["model"], "raw": side.get("raw"),
+                "call": side.get("call"), "tool_ok": side["tool_ok"], "params_ok": side.get("params_ok"),
+                "error": side.get("error"), "latency_s": side.get("latency_s"), "prompt_tokens": side.get("prompt_tokens"),
+                "output_tokens": side.get("output_tokens"), "category": entry.category, "history_length": entry.history_length,
+            }, scorer_version=SCORER_VERSION, benchmark_version=BENCHMARK_VERSION)
 
     # -- the tool catalog
 
