@@ -26,10 +26,13 @@ import importlib.util
 import logging
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
+from petool.call_grammar import CallGrammar
+from petool.call_repair import close_call, restore_cut_examples
+from petool.decoding import constrained_generate
 from petool.prompts import STYLES, build_messages, prompt_candidates
 from petool.query import echoed_values, named_values, stated_values
 from petool.ranking import rank_keys, rank_log_prior, tied_ranks
@@ -399,8 +402,6 @@ class LocalPredictor:
         return self.tokenizer.decode(new, skip_special_tokens=True), n, int(new.shape[0])
 
     def _petool(self, entry: Entry, setting: str) -> tuple[str, int, int]:
-        from petool.decoding import CallGrammar, close_call, constrained_generate, restore_cut_examples
-
         t0 = time.perf_counter()
         if self._grammar is None:
             self._grammar = CallGrammar(self.tokenizer, self.model.config.vocab_size)
