@@ -18,7 +18,7 @@ Every scored entry is appended to the log, so an interrupted run resumes; --tabl
 the table from the log. Candidates the ranking ties share their ranks' prior, as in decoding
 (``tied`` in each row; filled in from the entries for rows logged before it was recorded,
 except under --table-only), and names that extend one another share their best score
-(``petool.decoding.choose_tool``).
+(``petool.tool_choice.choose_tool``).
 """
 
 from __future__ import annotations
@@ -33,10 +33,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from petool.catalog import load_catalog  # noqa: E402
-from petool.catalog_variants import base_cluster  # noqa: E402
-from petool.decoding import choose_tool  # noqa: E402
-from petool.ranking import GOLD_RANK_SHARE, rank_candidates, rank_keys, rank_log_prior, tied_ranks  # noqa: E402
+from petool.catalog import load_catalog
+from petool.catalog_variants import base_cluster
+from petool.ranking import (
+    GOLD_RANK_SHARE,
+    rank_candidates,
+    rank_keys,
+    rank_log_prior,
+    tied_ranks,
+)
+from petool.tool_choice import choose_tool, score_names
 
 WEIGHTS = (0.0, 0.25, 0.5, 1.0, 2.0, 2.5, 4.0)
 
@@ -82,7 +88,6 @@ def score_entries(entries: list, settings: str, adapter: str | None, log: Path) 
     """Append ``{key, setting, names, scores, gold}`` per entry and setting not yet in ``log``."""
     from tqdm import tqdm
 
-    from petool.decoding import score_names
     from petool.models import fit_prompt, load_predictor
     from petool.prompts import prompt_candidates
 

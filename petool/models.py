@@ -26,10 +26,13 @@ import importlib.util
 import logging
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
+from petool.call_grammar import CallGrammar
+from petool.call_repair import close_call, restore_cut_examples
+from petool.decoding import constrained_generate
 from petool.prompts import STYLES, build_messages, prompt_candidates
 from petool.query import echoed_values, named_values, stated_values
 from petool.ranking import rank_keys, rank_log_prior, tied_ranks
@@ -445,8 +448,6 @@ class LocalPredictor:
                           timed_out=timed_out, details={"truncated": n >= PAPER_MAX_PROMPT_TOKENS})
 
     def _petool(self, entry: Entry, setting: Setting, rank_prior: float) -> Generation:
-        from petool.decoding import CallGrammar, close_call, constrained_generate, restore_cut_examples
-
         t0 = time.perf_counter()
         if self._grammar is None:
             self._grammar = CallGrammar(self.tokenizer, self.model.config.vocab_size)
@@ -457,9 +458,8 @@ class LocalPredictor:
         # the user's earlier call for this very instruction, where a candidate takes its parameters
         echoed = {t.name: echo for t in allowed if (echo := echoed_values(entry.query, history, t))} if self.close_penalty else {}
         matcher = self._grammar.matcher(allowed, echoed)
-        # The tool is chosen as a whole name (better than by its first differing token: on the
-        # first 100 real dev entries the shipped adapter alone gets 57/81/77% vs 54/78/73% in
-        # p/r/c); the ranking's prior joins only where the prompt shows candidates in rank order.
+        # The tool is chosen as a whole name, not by its first differing token (docs/experiments.md,
+        # "Decoding"); the ranking's prior joins only where the prompt shows candidates in rank order.
         bias = None
         if len(allowed) > 1:
             tied = tied_ranks(rank_keys(entry.query, history, entry.candidates, setting), [t.name for t in allowed])

@@ -17,8 +17,18 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.concurrent_labels import ClientLog, check_labels, integrity, label_loop, start_app, stop_app
+from benchmarks.concurrent_labels import (
+    ClientLog,
+    check_labels,
+    integrity,
+    label_loop,
+    start_app,
+    stop_app,
+)
 from petool.appconfig import AppConfig
+from petool.call_grammar import CallGrammar
+from petool.call_repair import close_call
+from petool.decoding import constrained_generate
 from petool.schema import Generation
 from petool.store import MIGRATIONS, Store, entry_to_dict
 from petool.ui import compare, dash, export
@@ -410,7 +420,7 @@ def test_history_and_candidate_caps(services):
 
 
 def test_generated_tokens_are_capped_by_config(tmp_path, monkeypatch):
-    import petool.models as models
+    from petool import models
 
     seen = {}
 
@@ -556,7 +566,6 @@ def test_labels_go_through_while_the_model_is_busy_and_the_queue_full(tmp_path):
 def test_constrained_decoding_stops_at_the_time_limit_with_a_valid_call(tiny_llama_dir):
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from petool.decoding import CallGrammar, close_call, constrained_generate
     from tests.fixtures.entries import weather_entry
 
     tok = AutoTokenizer.from_pretrained(tiny_llama_dir)

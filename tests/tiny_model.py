@@ -95,3 +95,9 @@ def build_tiny_llama(path: str | Path, seed: int = 0, hidden_size: int = 32) -> 
     model.save_pretrained(path)
     tokenizer.save_pretrained(path)
     return str(path)
+
+
+def chat_prompt_ids(tokenizer, text: str = "hello") -> list[int]:
+    """Token ids of a one-message user chat with the generation prompt, as a model call starts."""
+    return tokenizer(tokenizer.apply_chat_template([{"role": "user", "content": text}], tokenize=False, add_generation_prompt=True),
+                     add_special_tokens=False)["input_ids"]
