@@ -78,3 +78,13 @@ def test_the_env_var_table_names_every_variable_the_app_reads():
     assert env.asked - SET_BY_THE_SPACE == listed - read_elsewhere
     assert read_elsewhere <= listed
     assert len(listed) == len(ENV_VARS), "a variable is listed twice"
+
+
+def test_the_readme_layout_names_every_module():
+    """The README's layout tree lists every module of petool/ and petool/ui/, and nothing gone."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    tree = text[text.index("## Layout"):]
+    listed = set(re.findall(r"^\s+(\w+\.py)\s", tree, flags=re.M))
+    present = {p.name for folder in ("petool", "petool/ui") for p in (ROOT / folder).glob("*.py")}
+    assert present - listed == set(), "modules missing from README's layout"
+    assert listed - present == set(), "README's layout names modules that are gone"
