@@ -175,6 +175,8 @@ def test_compare_and_label(services):
     assert "fake-base" in html_a and "pt-wrong" in html_a and "pt-right" in html_b
     # how each side chose its tool: log-likelihood + rank prior per name, the chosen one marked
     assert b["tool_choice"]["scores"][e.ground_truth.tool_name] == -0.5
+    assert "log-likelihood" not in md  # the scores have their own collapsed block
+    md = compare.render_scores(result)
     assert "Side B chose the tool by log-likelihood + rank prior" in md
     gold_line = next(line for line in md.split("\n") if "← chosen" in line and "Side" not in line and "-0.50 + -0.00" in line)
     assert "**-0.50**" in gold_line
@@ -204,9 +206,12 @@ def test_blind_mode_hides_then_reveals(services):
     r = results[0]
     html_a, _, _ = compare.render_result(r)
     assert "hidden until your verdict" in html_a and r["sides"][0]["model"] not in html_a
+    # the scores would tell the sides apart (the tuned one is sure of its tool): hidden until the vote
+    assert compare.render_scores(r) == compare.SCORES_HIDDEN
     done = compare.submit_label(services, r, "tie", "ann")
     html_a, _, md = compare.render_result(done)
     assert r["sides"][0]["model"] in html_a and "A was" in md
+    assert "chose the tool by log-likelihood" in compare.render_scores(done)
     assert services.store.labels()[0]["blind"] is True
 
 
