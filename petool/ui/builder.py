@@ -5,6 +5,7 @@ the handlers below take and return such dicts, so they run without gradio in tes
 """
 
 
+import functools
 import json
 import random
 import re
@@ -16,7 +17,7 @@ from petool.prompts import STYLES, build_messages
 from petool.schema import SETTINGS, Entry, Tool, ToolCall, Turn
 from petool.store import entry_from_dict, entry_to_dict
 from petool.ui.common import MAX_CANDIDATES, MAX_JSON_CHARS, MAX_TURNS, check_text, require_user
-from petool.ui.render import esc, gold_known, md_text, prefers
+from petool.ui.render import esc, gold_known, md_text
 from petool.ui.services import DEV, SAVED, Services, load_catalog
 
 TURN_HEADERS = ["#", "instruction", "tool", "parameters", "rating"]
@@ -417,8 +418,10 @@ give show tell find please want need some any all api apis tool tools""".split()
 """Words too common to say which tool a query needs (two-letter words are dropped anyway)."""
 
 
-def _words(text: str) -> set[str]:
-    return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 2 and w not in STOPWORDS}
+@functools.lru_cache(maxsize=8192)
+def _words(text: str) -> frozenset[str]:
+    # cached: "Get candidates" reads every catalog tool's name and description on each click
+    return frozenset(w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 2 and w not in STOPWORDS)
 
 
 def _slug(text: str) -> str:

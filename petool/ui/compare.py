@@ -456,12 +456,12 @@ def build(services: Services, entry_state, annotator, session):
             saved = f"Saved label #{done['id']}: **{VERDICT_LABELS[verdict]}**" + (
                 f" — A was {md_text(new['sides'][0]['model'])}, B was {md_text(new['sides'][1]['model'])}" if new["blind"] else "")
             if not queue or pos >= len(queue):
-                return (new, *render_result(new), [], "", "", saved, gr.update(), gr.update(), pos, gr.update(), False, gr.update())
+                return (*rendered(new), [], "", "", saved, gr.update(), gr.update(), pos, gr.update(), False, gr.update())
             # The queue moves on: the cards of the labelled entry go (they would sit under the
             # next entry's query), and the next comparison runs if the queue runs automatically.
             d_next, s_next, msg = queue_entry(services, queue, pos + 1)
             if d_next is None:
-                return (new, *render_result(new), [], "", "", saved, gr.update(), gr.update(), pos + 1, msg, False, gr.update())
+                return (*rendered(new), [], "", "", saved, gr.update(), gr.update(), pos + 1, msg, False, gr.update())
             # The header is an output too: a State set by an event that skips the queue fires no .change.
             return (*no_result, [], "", "", saved, d_next, s_next, pos + 1, msg, True, entry_view(d_next, s_next))
         return with_user(run, 8, refusal=(len(verdict_outs), verdict_outs.index(label_msg)))
