@@ -205,9 +205,9 @@ def build_demo(config: AppConfig | None = None, services: Services | None = None
             d, _ = builder.load_entry(services, services.sources()[0], pool[0].key)
             return d, gr.Tabs(selected="compare"), "r" if "r" in pool[0].settings else "p", ""
 
-        (start_btn.click(refusable(example, 4, 3), None, [entry_state, tabs, c["setting"], start_msg], api_visibility="private")
-            # a click on "Run comparison", as the annotator would: the same events, streaming and cancel
-            .then(None, None, None, js="() => { const b = document.getElementById('c-run'); if (b && !b.disabled) b.click(); }"))
+        c["run_after"](start_btn.click(refusable(example, 4, 3), None, [entry_state, tabs, c["setting"], start_msg],
+                                       api_visibility="private"))
+        c["wire_cancel"]()
 
         def forget_session(request: gr.Request):
             sessions.forget(request.session_hash)

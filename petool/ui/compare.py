@@ -439,11 +439,22 @@ def build(services: Services, entry_state, annotator, session):
         return (None, gr.update(), pending_card("B", "cancelled"),
                 "Cancelled: nothing to vote on. A model call already under way finishes in the background.", *busy(False))
 
-    start_evt = run_btn.click(lambda: ("", "", *busy(True)), None, [label_msg, scores, *controls], api_visibility="private",
-                              queue=False)  # a new round: no verdict, no scores yet
+    def new_round():  # no verdict, no scores yet; only Cancel live
+        return ("", "", *busy(True))
+
+    start_evt = run_btn.click(new_round, None, [label_msg, scores, *controls], api_visibility="private", queue=False)
     run_evt = start_evt.then(on_run, run_inputs, run_outs, concurrency_limit=1, concurrency_id="model", api_name="compare",
                              show_progress_on=[summary])
     run_evt.then(after_run, [result_state, entry_state, setting], [*shown, *controls], api_visibility="private", queue=False)
+    cancellable = [run_evt]
+
+    def run_after(event):
+        """Run the comparison after ``event`` (the page's "start here"), as "Run comparison" does."""
+        evt = (event.then(new_round, None, [label_msg, scores, *controls], api_visibility="private", queue=False)
+               .then(on_run, run_inputs, run_outs, concurrency_limit=1, concurrency_id="model", api_visibility="private",
+                     show_progress_on=[summary]))
+        cancellable.append(evt)
+        evt.then(after_run, [result_state, entry_state, setting], [*shown, *controls], api_visibility="private", queue=False)
 
     def on_verdict(verdict):
         def run(user, result, who, t, c, g, d, queue, pos):
@@ -485,12 +496,18 @@ def build(services: Services, entry_state, annotator, session):
     advanced = gr.State(False)  # did the latest verdict move the queue on (then run the next entry)?
     verdict_outs = [*shown, tags, comment, gold, label_msg, entry_state, setting, pos_state, q_status, advanced, entry_html]
     queue_inputs = [queue_state, pos_state, q_auto, entry_state, setting, model_a, model_b, blind, rank_prior]
+
+    def then_run(event, fn, inputs):
+        """After ``event``, the queue's next comparison (when it runs automatically), cancellable."""
+        evt = event.then(lambda: busy(True), None, controls, api_visibility="private", queue=False)
+        evt = evt.then(fn, inputs, run_outs, concurrency_limit=1, concurrency_id="model", api_visibility="private",
+                         show_progress_on=[summary])
+        cancellable.append(evt)
+        evt.then(after_run, [result_state, entry_state, setting], [*shown, *controls], api_visibility="private", queue=False)
+
     for v, btn in btns.items():
-        (btn.click(on_verdict(v), [result_state, annotator, tags, comment, gold, entry_state, queue_state, pos_state, session],
-                   verdict_outs, api_name=f"label_{v}", queue=False)
-            .then(run_next, [advanced, *queue_inputs], run_outs, concurrency_limit=1, concurrency_id="model",
-                  api_visibility="private", show_progress_on=[summary])
-            .then(after_run, [result_state, entry_state, setting], [*shown, *controls], api_visibility="private", queue=False))
+        then_run(btn.click(on_verdict(v), [result_state, annotator, tags, comment, gold, entry_state, queue_state, pos_state, session],
+                   verdict_outs, api_name=f"label_{v}", queue=False), run_next, [advanced, *queue_inputs])
 
     start_btn.click(refusable(gold_text, 1, 0), [result_state, start_from], gold, api_visibility="private")
 
@@ -508,17 +525,16 @@ def build(services: Services, entry_state, annotator, session):
         return pos + 1, d, s, msg, *no_result
 
     queue_outs = [queue_state, pos_state, entry_state, setting, q_status, *shown]
-    (q_start.click(with_user(on_queue, 4, refusal=(len(queue_outs), queue_outs.index(q_status))),
-                   [q_source, q_settings, q_size, annotator, session], queue_outs, api_name="start_queue")
-        .then(maybe_run, queue_inputs, run_outs, concurrency_limit=1, concurrency_id="model", api_visibility="private",
-              show_progress_on=[summary])
-        .then(after_run, [result_state, entry_state, setting], [*shown, *controls], api_visibility="private", queue=False))
+    then_run(q_start.click(with_user(on_queue, 4, refusal=(len(queue_outs), queue_outs.index(q_status))),
+                   [q_source, q_settings, q_size, annotator, session], queue_outs, api_name="start_queue"), maybe_run, queue_inputs)
     skip_outs = [pos_state, entry_state, setting, q_status, *shown]
-    (q_next.click(refusable(on_skip, len(skip_outs), skip_outs.index(q_status)), [queue_state, pos_state], skip_outs,
-                  api_visibility="private")
-        .then(maybe_run, queue_inputs, run_outs, concurrency_limit=1, concurrency_id="model", api_visibility="private",
-              show_progress_on=[summary])
-        .then(after_run, [result_state, entry_state, setting], [*shown, *controls], api_visibility="private", queue=False))
-    cancel_btn.click(on_cancel, result_state, [*shown[:4], *controls], cancels=[run_evt], api_visibility="private", queue=False)
+    then_run(q_next.click(refusable(on_skip, len(skip_outs), skip_outs.index(q_status)), [queue_state, pos_state], skip_outs,
+                  api_visibility="private"), maybe_run, queue_inputs)
     q_source.focus(lambda: gr.update(choices=services.sources()), None, q_source, api_visibility="private")
-    return {"setting": setting}
+
+    def wire_cancel():
+        """Call once every run event exists: Cancel stops whichever is under way."""
+        cancel_btn.click(on_cancel, result_state, [*shown[:4], *controls], cancels=cancellable, api_visibility="private",
+                         queue=False)
+
+    return {"setting": setting, "run_after": run_after, "wire_cancel": wire_cancel}
