@@ -23,6 +23,13 @@ from tests.test_browser_annotate import ARGS, CHROMIUM, load, open_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian chromium at /usr/bin/chromium")]
 
+I18N_WATCH_JS = """() => { window.__i18nKeys = [];
+  new MutationObserver(ms => { for (const m of ms) { const t = (m.target.textContent || "");
+    const hit = t.match(/\\b(common|status|errors)\\.[a-z_]+/); if (hit) window.__i18nKeys.push(hit[0]); } })
+  .observe(document.documentElement, {subtree: true, childList: true, characterData: true}); }"""
+"""Records every raw i18n key the page ever shows, even for a moment (gradio's status tracker
+announces a finished event in a live region for a second)."""
+
 EMOJI_ONLY = ["👍", "👎", "✅", "✓", "✗"]
 """Glyphs that carried meaning alone (ratings, checks) and render as boxes without an emoji font."""
 
@@ -251,7 +258,7 @@ def test_no_i18n_key_and_no_emoji_only_meaning_in_any_tab(app, browser):
         expect(page.locator("#c-entry")).to_contain_text("liked (1)")
         page.click("#verdict-B")
         expect(page.locator("#c-label-msg")).to_contain_text("Saved label")
-        page.wait_for_timeout(1_500)  # the status tracker's announcement of the finished events
+        page.wait_for_timeout(1_500)
         for tab in ["Build", "Compare & label", "Pairs & training", "Dashboards", "Errors", "About"]:
             page.get_by_role("tab", name=tab).click()
             page.wait_for_timeout(1_000)
@@ -259,6 +266,25 @@ def test_no_i18n_key_and_no_emoji_only_meaning_in_any_tab(app, browser):
             assert "common." not in text, tab
             assert not [g for g in EMOJI_ONLY if g in text], tab
         assert not page.server_errors
+    finally:
+        page.close()
+
+
+@pytest.mark.xfail(strict=True, reason="gradio 6.31's status tracker announces a finished event as the raw key "
+                   "'common.complete' (missing from its English table); gr.I18n(en={'common.complete': ...}) did not override it")
+def test_no_raw_i18n_key_even_for_a_moment(app, browser):
+    from playwright.sync_api import expect
+
+    demo, url = app
+    page = open_page(browser, url)
+    try:
+        page.evaluate(I18N_WATCH_JS)
+        load(page, demo.petool_services.generated()[8].key)
+        page.get_by_role("tab", name="Compare & label").click()
+        page.click("#c-run")
+        expect(page.locator("#c-side-b")).to_contain_text("fake-base+fake-adapter", timeout=20_000)
+        page.wait_for_timeout(6_000)  # the status tracker announces finished events at most every 5 s
+        assert page.evaluate("window.__i18nKeys") == []
     finally:
         page.close()
 

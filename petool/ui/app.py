@@ -345,7 +345,4 @@ def launch_kwargs(config: AppConfig) -> dict:
         "js": KEYS_JS,
         "allowed_paths": [config.export_dir],
         "max_file_size": f"{config.max_upload_mb}mb",
-        # gradio's status tracker announces a finished event with a key its English table lacks,
-        # which the page then shows raw ("common.complete").
-        "i18n": gr.I18n(en={"common.complete": "Done"}),
     }
