@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html
 import json
+import re
 import sys
 import zipfile
 from pathlib import Path
@@ -526,3 +528,30 @@ def test_pairs_view_pages_show_every_pair_once(services):
     add_pair_label(services.store, 250)
     rows, msg = export.pair_rows(services, page=3)
     assert len(rows) == 51 and "251 DPO pairs" in msg
+
+
+def test_candidates_group_by_what_the_catalog_knows(services):
+    """Issue 30 #8: the "same function" group is the matched API's catalog cluster, the status
+    escapes tool names (they look like HTML tags), and nothing is called preferred without a history."""
+    d = builder.blank_entry("ann", preferred=["SkyCast Pro", "OpenMeteoHub"])  # a hidden profile's tools
+    d, msg = builder.suggest_candidates(services, d, "What's the current weather in Madrid?")
+    best = re.search(r"Best match: (.+?) \(shared words", msg).group(1)
+    assert best.startswith("&lt;Weather&gt;.")  # escaped, so the markdown shows the whole name
+    name = html.unescape(best)
+    known = [n for n in services.clusters().get(name, []) if n in services.catalog()]
+    if len(known) < 2:
+        assert d["cluster"] == []
+    else:
+        assert name in d["cluster"] and set(d["cluster"]) <= set(known)
+    assert "history" not in msg  # the profile's tools are not shown anywhere: no "preferred" claim
+    with pytest.raises(ValueError, match="no content words"):
+        builder.suggest_candidates(services, d, "what is the")
+
+
+def test_history_length_says_full_vs_embedded():
+    """Issue 30 #8: the Errors tab's "history length 89" above 20 shown turns said neither which."""
+    from petool.ui.render import history_length_text
+
+    assert history_length_text(89, 20, "p") == "full history 89 turns; the prompt embeds 20 of them (shown below)"
+    assert history_length_text(5, 5, "r") == "history 5 turns (all embedded in the prompt)"
+    assert "none embedded" in history_length_text(12, 0, "none")
