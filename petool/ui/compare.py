@@ -186,7 +186,7 @@ def render_result(result: dict | None) -> tuple[str, str, str]:
     lines.append("Both sides made **the same call**." if same else legend)
     for side_name, side in zip("AB", (a, b)):
         if side.get("note"):
-            lines.append(f"Time limit: side {side_name} {md_text(side['note'])}.")
+            lines.append(f"Side {side_name} {md_text(side['note'])}.")
     if result.get("labelled"):
         lines.append(f"Saved label #{result['labelled']['id']}: **{VERDICT_LABELS[result['labelled']['verdict']]}**"
                      + (f" — A was {md_text(a['model'])}, B was {md_text(b['model'])}" if result["blind"] else ""))
@@ -428,7 +428,7 @@ def build(services: Services, entry_state, annotator, session):
                 *(gr.update(interactive=not running) for _ in btns), gr.update(interactive=not running),
                 gr.update(interactive=not running))
 
-    def after_run(result, d, s):
+    def after_run(result, d, s):  # also after a queue step that ran nothing: unlocking is harmless
         # The entry may change while the models run (Build, the queue): check again when they are done.
         shown_now = no_result if stale_reason(result, d, s) else (gr.update(),) * 4 + (render_scores(result),)
         return (*shown_now, *busy(False))
@@ -497,9 +497,12 @@ def build(services: Services, entry_state, annotator, session):
     verdict_outs = [*shown, tags, comment, gold, label_msg, entry_state, setting, pos_state, q_status, advanced, entry_html]
     queue_inputs = [queue_state, pos_state, q_auto, entry_state, setting, model_a, model_b, blind, rank_prior]
 
-    def then_run(event, fn, inputs):
-        """After ``event``, the queue's next comparison (when it runs automatically), cancellable."""
-        evt = event.then(lambda: busy(True), None, controls, api_visibility="private", queue=False)
+    def then_run(event, fn, inputs, runs):
+        """After ``event``, the queue's next comparison (when it runs automatically), cancellable;
+        the controls wait only when the component ``runs`` says a comparison follows (a plain
+        vote must leave the keys live, or a second vote would vanish instead of being refused)."""
+        evt = event.then(lambda go: busy(True) if go else (gr.update(),) * len(controls), runs, controls,
+                         api_visibility="private", queue=False)
         evt = evt.then(fn, inputs, run_outs, concurrency_limit=1, concurrency_id="model", api_visibility="private",
                          show_progress_on=[summary])
         cancellable.append(evt)
@@ -507,7 +510,7 @@ def build(services: Services, entry_state, annotator, session):
 
     for v, btn in btns.items():
         then_run(btn.click(on_verdict(v), [result_state, annotator, tags, comment, gold, entry_state, queue_state, pos_state, session],
-                   verdict_outs, api_name=f"label_{v}", queue=False), run_next, [advanced, *queue_inputs])
+                   verdict_outs, api_name=f"label_{v}", queue=False), run_next, [advanced, *queue_inputs], advanced)
 
     start_btn.click(refusable(gold_text, 1, 0), [result_state, start_from], gold, api_visibility="private")
 
@@ -526,10 +529,10 @@ def build(services: Services, entry_state, annotator, session):
 
     queue_outs = [queue_state, pos_state, entry_state, setting, q_status, *shown]
     then_run(q_start.click(with_user(on_queue, 4, refusal=(len(queue_outs), queue_outs.index(q_status))),
-                   [q_source, q_settings, q_size, annotator, session], queue_outs, api_name="start_queue"), maybe_run, queue_inputs)
+                   [q_source, q_settings, q_size, annotator, session], queue_outs, api_name="start_queue"), maybe_run, queue_inputs, q_auto)
     skip_outs = [pos_state, entry_state, setting, q_status, *shown]
     then_run(q_next.click(refusable(on_skip, len(skip_outs), skip_outs.index(q_status)), [queue_state, pos_state], skip_outs,
-                  api_visibility="private"), maybe_run, queue_inputs)
+                  api_visibility="private"), maybe_run, queue_inputs, q_auto)
     q_source.focus(lambda: gr.update(choices=services.sources()), None, q_source, api_visibility="private")
 
     def wire_cancel():
