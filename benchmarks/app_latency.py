@@ -60,7 +60,7 @@ def model_shape(model: str) -> tuple[int, int, int]:
     from petool.models import resolve_model
 
     src = resolve_model(model)
-    folder = next(Path(p) for p in (getattr(src, "cache", None), src.location) if p and (Path(p) / "config.json").exists())
+    folder = next(Path(p) for p in (src.cache_dir, src.location) if p and (Path(p) / "config.json").exists())
     config = json.loads((folder / "config.json").read_text())
     n = 0
     for file in folder.glob("*.safetensors"):
