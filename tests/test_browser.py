@@ -117,7 +117,7 @@ def test_end_to_end(app, page):
     expect(page.locator("#b-turns")).to_contain_text("Show me what this service offers")
     page.locator("#b-query textarea").fill("What is the weather in Paris right now?")
     page.click("#b-suggest")
-    page.get_by_text(re.compile(r"\d+ candidates; the functional cluster")).wait_for()
+    page.get_by_text(re.compile(r"\d+ candidates\. Best match: ")).wait_for()
     page.get_by_text("Prompt preview").click()
     page.click("#b-preview")
     expect(page.locator("#b-prompt")).to_contain_text("most likely first")  # the style the models read

@@ -74,9 +74,12 @@ def load(page, key: str) -> None:
 
 
 def run_comparison(page) -> None:
+    from playwright.sync_api import expect
+
     page.get_by_role("tab", name="Compare & label").click()
     page.click("#c-run")
     page.locator("#c-side-b").get_by_text("fake-base+fake-adapter").wait_for()
+    expect(page.locator("#verdict-A")).to_be_enabled()  # the verdicts are live again once the run is over
 
 
 def header_key(page) -> str:
@@ -155,6 +158,7 @@ def test_one_vote_per_comparison(app, browser):
         page.click("#c-run")  # a new round may be voted on
         expect(page.locator("#c-label-msg")).to_have_text("")
         page.locator("#c-side-b").get_by_text("fake-base+fake-adapter").wait_for()
+        expect(page.locator("#verdict-A")).to_be_enabled()
         page.locator("#c-summary").click()
         page.keyboard.press("2")
         expect(page.locator("#c-label-msg")).to_contain_text("Saved label")

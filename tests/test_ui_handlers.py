@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html
 import json
+import re
 import sys
 import zipfile
 from pathlib import Path
@@ -175,6 +177,8 @@ def test_compare_and_label(services):
     assert "fake-base" in html_a and "pt-wrong" in html_a and "pt-right" in html_b
     # how each side chose its tool: log-likelihood + rank prior per name, the chosen one marked
     assert b["tool_choice"]["scores"][e.ground_truth.tool_name] == -0.5
+    assert "log-likelihood" not in md  # the scores have their own collapsed block
+    md = compare.render_scores(result)
     assert "Side B chose the tool by log-likelihood + rank prior" in md
     gold_line = next(line for line in md.split("\n") if "← chosen" in line and "Side" not in line and "-0.50 + -0.00" in line)
     assert "**-0.50**" in gold_line
@@ -204,9 +208,12 @@ def test_blind_mode_hides_then_reveals(services):
     r = results[0]
     html_a, _, _ = compare.render_result(r)
     assert "hidden until your verdict" in html_a and r["sides"][0]["model"] not in html_a
+    # the scores would tell the sides apart (the tuned one is sure of its tool): hidden until the vote
+    assert compare.render_scores(r) == compare.SCORES_HIDDEN
     done = compare.submit_label(services, r, "tie", "ann")
     html_a, _, md = compare.render_result(done)
     assert r["sides"][0]["model"] in html_a and "A was" in md
+    assert "chose the tool by log-likelihood" in compare.render_scores(done)
     assert services.store.labels()[0]["blind"] is True
 
 
@@ -740,3 +747,30 @@ def test_a_finished_jobs_adapter_becomes_a_compare_choice(services, tmp_path, mo
     # back to the shipped adapter afterwards
     assert compare.run_compare(services, entry_to_dict(first(services)), "r", BASE, TUNED)["sides"][1]["model"] == "fake-base+fake-adapter"
     assert export.training_warning(services, 30, "assets/train/cpu.yaml").count("fewer than") == 1  # steps fine, pairs not
+
+
+def test_candidates_group_by_what_the_catalog_knows(services):
+    """Issue 30 #8: the "same function" group is the matched API's catalog cluster, the status
+    escapes tool names (they look like HTML tags), and nothing is called preferred without a history."""
+    d = builder.blank_entry("ann", preferred=["SkyCast Pro", "OpenMeteoHub"])  # a hidden profile's tools
+    d, msg = builder.suggest_candidates(services, d, "What's the current weather in Madrid?")
+    best = re.search(r"Best match: (.+?) \(shared words", msg).group(1)
+    assert best.startswith("&lt;Weather&gt;.")  # escaped, so the markdown shows the whole name
+    name = html.unescape(best)
+    known = [n for n in services.clusters().get(name, []) if n in services.catalog()]
+    if len(known) < 2:
+        assert d["cluster"] == []
+    else:
+        assert name in d["cluster"] and set(d["cluster"]) <= set(known)
+    assert "history" not in msg  # the profile's tools are not shown anywhere: no "preferred" claim
+    with pytest.raises(ValueError, match="no content words"):
+        builder.suggest_candidates(services, d, "what is the")
+
+
+def test_history_length_says_full_vs_embedded():
+    """Issue 30 #8: the Errors tab's "history length 89" above 20 shown turns said neither which."""
+    from petool.ui.render import history_length_text
+
+    assert history_length_text(89, 20, "p") == "full history 89 turns; the prompt embeds 20 of them (shown below)"
+    assert history_length_text(5, 5, "r") == "history 5 turns (all embedded in the prompt)"
+    assert "none embedded" in history_length_text(12, 0, "none")

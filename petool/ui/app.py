@@ -35,7 +35,10 @@ def header(config: AppConfig, services: Services) -> str:
     lines = ["# 🧰 petool — personalized tool learning workbench",
              "Build a user's tool-use history, compare the base model with PEToolLLaMA, label which call the user "
              "would prefer, turn labels into DPO pairs, and inspect where models go wrong."]
-    notes = [config.storage_notice]
+    # Where the files live is for operators (About, admins only): visitors learn whether data lasts.
+    notes = [config.storage_notice if not config.access_control else
+             "⚠️ Storage is ephemeral: data is lost when this Space restarts (admins can download it)." if config.ephemeral
+             else "Labels and entries are stored on this server."]
     if config.demo:
         notes.append("Demo mode: training, server-side imports and the database download are off.")
     if config.oauth:
@@ -49,16 +52,44 @@ def header(config: AppConfig, services: Services) -> str:
     return "\n\n".join(lines) + "\n\n" + " · ".join(notes)
 
 
-def about(config: AppConfig, services: Services) -> str:
-    """Markdown of the configuration, the model's resolution and the store."""
+PAPER = """### What this is
+
+petool re-implements **PEToolBench** and **PEToolLLaMA** from *PEToolLLM: Towards Personalized Tool
+Learning in Large Language Models* (Xu et al., ACL Findings 2025,
+[arXiv 2502.18980](https://arxiv.org/abs/2502.18980)). Given a user's history of tool calls, a new
+instruction and 10 candidate tools (some doing the same job under different providers), a model must
+write one call that does the job **with the tool this user prefers**.
+
+The three history settings:
+- **p** (preferred-only): every turn calls one of the user's preferred tools.
+- **r** (rating-integrated): preferred turns plus a few on other tools, each rated 1 (liked) or 0 (disliked).
+- **c** (chronological): r's turns without ratings, the non-preferred ones first; the hardest setting.
+- **none**: no history at all (an ablation).
+"""
+"""The About tab's text for every visitor: the paper and what p/r/c mean."""
+
+
+def is_admin(config: AppConfig, user: str | None) -> bool:
+    """Operators (PETOOL_ADMINS) see server paths and settings; with no login at all (a local
+    run) whoever runs the app is the operator."""
+    if not config.access_control:
+        return True
+    return bool(user) and user in config.admins
+
+
+def about(config: AppConfig, services: Services, user: str | None = None) -> str:
+    """Markdown of the paper and settings for everyone; the configuration, the model's
+    resolution and the store only for admins (server paths are nobody else's business)."""
+    if not is_admin(config, user):
+        return PAPER + "\n*Operator details (configuration, storage) are shown to the app's admins only.*"
     model = services.model.describe()
     try:
         resolution = ModelSpec.parse(config.model).describe()
     except Exception as exc:  # show the problem, never crash the page
         resolution = f"cannot resolve: {exc}"
     stats = services.store.stats()
-    return "\n".join([
-        "### Configuration",
+    return PAPER + "\n" + "\n".join([
+        "### Configuration (admins only)",
         (f"- database: `{esc(config.db_path)}` ({'ephemeral' if config.ephemeral else 'persistent'}); exports and "
          "database snapshots are handed only to whoever asked for them"),
         f"- model: `{esc(config.model)}` → {esc(resolution)}",
@@ -98,7 +129,7 @@ def build_demo(config: AppConfig | None = None, services: Services | None = None
     import gradio as gr
 
     from petool.ui import builder, compare, dash, errors, export, labels
-    from petool.ui.common import with_user
+    from petool.ui.common import refusable, with_user
 
     config = config or AppConfig.from_env()
     if config.oauth:
@@ -117,13 +148,19 @@ def build_demo(config: AppConfig | None = None, services: Services | None = None
         gr.Markdown(header(config, services), elem_id="header")
         # This page session's in-app login (a SessionLogin or None), held by the server.
         session = gr.State(None)
+        gr.Markdown("**Start here:** load an example entry and run both models on it, then vote which call this user "
+                    "would prefer (type your name first to vote).", elem_id="start-help")
+        with gr.Row():
+            start_btn = gr.Button("Start here: load an example and run it", variant="primary", elem_id="start-here", size="sm", scale=0)
+            start_msg = gr.Markdown("", elem_id="start-msg")
         with gr.Row():
             if config.access_control:
                 # The login name is the annotator; the box only shows it (the server ignores it).
                 annotator = gr.Textbox(label="annotator (your login name)", placeholder="not signed in: you can look, not label",
                                        interactive=False, scale=2, elem_id="annotator")
             else:
-                annotator = gr.Textbox(label="annotator (your name, stored with every label)", scale=2, elem_id="annotator")
+                annotator = gr.Textbox(label="annotator (required to label: your name, stored with every label, remembered in this browser)",
+                                       placeholder="required: type your name", scale=2, elem_id="annotator")
             if config.oauth:
                 gr.LoginButton(scale=1)
             gr.Markdown("Tabs: **Build** a history → **Compare & label** → **Pairs & training** → **Dashboards** / **Errors**.")
@@ -132,11 +169,11 @@ def build_demo(config: AppConfig | None = None, services: Services | None = None
             uploads.watch_logins(upload_guard, session, login_events)
         entry_state = gr.State(None)
         # Tabs wrap onto a second line on a narrow screen instead of hiding behind a "…" menu.
-        with gr.Tabs(elem_id="tabs", overflow_behavior="wrap") as tabs:
+        with gr.Tabs(elem_id="tabs", overflow_behavior="wrap", selected="build") as tabs:
             with gr.Tab("Build", id="build", elem_id="tab-build"):
                 b = builder.build(services, entry_state, annotator, session)
             with gr.Tab("Compare & label", id="compare", elem_id="tab-compare"):
-                compare.build(services, entry_state, annotator, session)
+                c = compare.build(services, entry_state, annotator, session)
             with gr.Tab("Pairs & training", id="pairs", elem_id="tab-pairs") as pairs_tab:
                 p = export.build(services, session)
                 my = labels.build(services, annotator, session, p["policy"])
@@ -145,21 +182,39 @@ def build_demo(config: AppConfig | None = None, services: Services | None = None
             with gr.Tab("Errors", id="errors", elem_id="tab-errors") as errors_tab:
                 e = errors.build(services)
             with gr.Tab("About", id="about", elem_id="tab-about") as about_tab:
-                about_md = gr.Markdown(about(config, services))
+                about_md = gr.Markdown(about(config, services, None) if config.access_control else PAPER, elem_id="about")
                 training_plot = gr.Plot(label="the adapter's training", elem_id="about-training")
         # Plots in hidden tabs render too small: draw them when their tab is opened.
         dash_tab.select(d["refresh"], d["inputs"], d["outputs"], api_visibility="private")
         pairs_tab.select(p["refresh"], None, p["outputs"], api_visibility="private")
         pairs_tab.select(with_user(my["refresh"], 3), [*my["inputs"], session], my["outputs"], api_visibility="private")
         errors_tab.select(e["refresh"], None, e["outputs"], api_visibility="private")
-        about_tab.select(lambda: (about(config, services), adapter_training_figure(config)), None, [about_md, training_plot],
-                         api_visibility="private")
+        about_tab.select(with_user(lambda user: (about(config, services, user), adapter_training_figure(config)), 0), [session],
+                         [about_md, training_plot], api_visibility="private")
 
-        def who(user):
+        # The typed annotator name lives in this browser's localStorage (a name, not a secret).
+        remembered = gr.BrowserState("", storage_key="petool_annotator")
+
+        def who(user, stored):
             sessions.forget_idle()
-            return user or gr.update()
+            if config.access_control:
+                return user or gr.update()
+            return stored or gr.update()
 
-        demo.load(with_user(who, 0), [session], annotator, api_visibility="private")
+        demo.load(with_user(who, 1), [remembered, session], annotator, api_visibility="private")
+        if not config.access_control:
+            annotator.change(lambda name: (name or "").strip()[:100], annotator, remembered, api_visibility="private", queue=False)
+
+        def example():
+            pool = services.pool(services.sources()[0]) if services.sources() else []
+            if not pool:
+                raise ValueError("No example entries are available here: build one in the Build tab.")
+            d, _ = builder.load_entry(services, services.sources()[0], pool[0].key)
+            return d, gr.Tabs(selected="compare"), "r" if "r" in pool[0].settings else "p", ""
+
+        c["run_after"](start_btn.click(refusable(example, 4, 3), None, [entry_state, tabs, c["setting"], start_msg],
+                                       api_visibility="private"))
+        c["wire_cancel"]()
 
         def forget_session(request: gr.Request):
             sessions.forget(request.session_hash)

@@ -5,6 +5,7 @@ the handlers below take and return such dicts, so they run without gradio in tes
 """
 
 
+import functools
 import json
 import random
 import re
@@ -13,10 +14,10 @@ from typing import Any
 
 from petool.models import DEFAULT_STYLE
 from petool.prompts import STYLES, build_messages
-from petool.schema import ALL_SETTINGS, SETTINGS, Entry, Tool, ToolCall, Turn, split_tool_name
+from petool.schema import ALL_SETTINGS, SETTINGS, Entry, Tool, ToolCall, Turn
 from petool.store import entry_from_dict, entry_to_dict
 from petool.ui.common import MAX_CANDIDATES, MAX_JSON_CHARS, MAX_TURNS, check_text, require_user
-from petool.ui.render import esc, gold_known, md_text, prefers
+from petool.ui.render import esc, gold_known, md_text
 from petool.ui.services import DEV, SAVED, Services, load_catalog
 
 TURN_HEADERS = ["#", "instruction", "tool", "parameters", "rating"]
@@ -261,8 +262,10 @@ def set_query(d: dict, query: str) -> dict:
 def suggest_candidates(services: Services, d: dict, query: str, n: int = N_CANDIDATES, seed: int = 0) -> tuple[dict, str]:
     """Candidates for the query: the best-matching API's functional cluster plus distractors.
 
-    The match is word overlap between the query and each API's name and description; the
-    cluster comes first in the list's random order, distractors come from other clusters.
+    The match is overlap between the query's content words and each API's name and description
+    (name words count double). The "same function" group is what the catalog knows: the matched
+    API's cluster, or nothing when it knows none. A tool is called preferred only from what the
+    page shows, the entry's history, never from a hidden profile.
     """
     query = check_text(query, "the query").strip()
     if not query:
@@ -271,30 +274,36 @@ def suggest_candidates(services: Services, d: dict, query: str, n: int = N_CANDI
     if not catalog:
         raise ValueError("No tool catalog is available to draw candidates from.")
     words = _words(query)
-    scored = sorted(catalog.values(), key=lambda t: (-len(words & _words(t.name + " " + t.description)), t.name))
+    if not words:
+        raise ValueError("The query has no content words to match tools by: describe what the user wants.")
+
+    def overlap(t: Tool) -> int:
+        return 2 * len(words & _words(t.name)) + len(words & _words(t.description))
+
+    scored = sorted(catalog.values(), key=lambda t: (-overlap(t), t.name))
     best = scored[0]
+    if overlap(best) == 0:
+        raise ValueError("No catalog tool shares a word with the query: add candidates by hand (below).")
     clusters = services.clusters()
-    cluster = [name for name in clusters.get(best.name, [best.name]) if name in catalog][: max(2, n // 2)]
-    if best.name not in cluster:
-        cluster.insert(0, best.name)
+    known = [name for name in clusters.get(best.name, []) if name in catalog]
+    cluster = list(dict.fromkeys([best.name, *known]))[: max(2, n // 2)] if len(known) > 1 else []
+    top = cluster or [best.name]
     rng = random.Random(f"{seed}:{query}")
-    others = [t.name for t in scored[1:] if t.name not in cluster and not set(clusters.get(t.name, [])) & set(cluster)]
+    others = [t.name for t in scored[1:] if t.name not in top and not set(clusters.get(t.name, [])) & set(top)]
     pool = others[: 4 * n]
     rng.shuffle(pool)
-    names = cluster + pool[: max(0, n - len(cluster))]
+    names = top + pool[: max(0, n - len(top))]
     rng.shuffle(names)
     d = set_query(d, query)
     d["candidates"] = [catalog[name].to_json() for name in names]
     d["cluster"] = cluster
-    preferred = set(d.get("preferred_tools") or [])
-    history = {t["tool_call"]["tool_name"] for turns in d.get("histories", {}).values() for t in turns if t.get("rating", 1) == 1}
-    for name in history:
-        parts = split_tool_name(name)
-        if parts:
-            preferred.add(parts[1])
-    liked = [name for name in cluster if prefers(name, preferred)]
-    note = f" The history suggests {liked[0]}." if liked else ""
-    return _touch(d), f"{len(names)} candidates; the functional cluster of {best.name} has {len(cluster)}.{note}"
+    used = {t["tool_call"]["tool_name"] for turns in d.get("histories", {}).values() for t in turns if t.get("rating", 1) == 1}
+    liked = [name for name in top if name in used]
+    matched = f"Best match: {md_text(best.name)} (shared words: {md_text(', '.join(sorted(words & _words(best.name + ' ' + best.description))))})."
+    group = (f" The catalog puts {len(cluster)} candidates in its functional cluster (marked \"same function\")." if cluster
+             else " The catalog knows no other tool with its function, so no group is marked.")
+    note = f" The history used {md_text(liked[0])}." if liked else ""
+    return _touch(d), f"{len(names)} candidates. {matched}{group}{note}"
 
 
 def add_candidate(services: Services, d: dict, tool_name: str) -> dict:
@@ -403,8 +412,16 @@ def _rating(value: Any, setting: str) -> int | None:
     return r if setting == "r" else None
 
 
-def _words(text: str) -> set[str]:
-    return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 2}
+STOPWORDS = frozenset("""the and for with what whats what's which who how when where why are was were can could
+would should will this that these those from into about your you our their there here have has had get
+give show tell find please want need some any all api apis tool tools""".split())
+"""Words too common to say which tool a query needs (two-letter words are dropped anyway)."""
+
+
+@functools.lru_cache(maxsize=8192)
+def _words(text: str) -> frozenset[str]:
+    # cached: "Get candidates" reads every catalog tool's name and description on each click
+    return frozenset(w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 2 and w not in STOPWORDS)
 
 
 def _slug(text: str) -> str:
@@ -481,7 +498,7 @@ def build(services: Services, entry_state, annotator, session):
     cand_msg = gr.Markdown("", elem_id="b-cand-msg")
     with gr.Accordion("Prompt preview", open=False):
         with gr.Row():
-            pv_setting = gr.Radio(list(ALL_SETTINGS), value="p", label="setting")
+            pv_setting = gr.Radio(list(ALL_SETTINGS), value="p", label="setting", elem_id="b-pv-setting")
             # Default to what the app's models read; "paper" shows the authors' exact prompt.
             pv_style = gr.Radio(list(STYLES), value=DEFAULT_STYLE["petool"], label="prompt style", elem_id="b-style")
             pv_btn = gr.Button("Preview", elem_id="b-preview")
@@ -596,7 +613,11 @@ def build(services: Services, entry_state, annotator, session):
     def on_preview(d, q, s, style):
         return (*preview_prompt(set_query(d, q), s, style), "")
 
-    pv_btn.click(refusable(on_preview, 3, 2), [entry_state, query, pv_setting, pv_style], [pv_system, pv_user, pv_msg], api_name="preview_prompt")
+    pv_inputs, pv_outs = [entry_state, query, pv_setting, pv_style], [pv_system, pv_user, pv_msg]
+    pv_btn.click(refusable(on_preview, 3, 2), pv_inputs, pv_outs, api_name="preview_prompt")
+    # A preview shown must match its setting and style: switching either redraws it.
+    for changed in (pv_setting.change, pv_style.change):
+        changed(refusable(on_preview, 3, 2), pv_inputs, pv_outs, api_visibility="private", queue=False)
 
     def on_save(user, d, q, who):
         require_user(services.config, user, "save entries")

@@ -49,6 +49,14 @@ def run_compare(services: Services, d: dict, setting: str, model_a: str, model_b
     ``rank_prior`` weighs the ranking's prior into both models' tool choice (None: the default;
     0: each model chooses alone, which shows what training changed).
     """
+    *_, result = iter_compare(services, d, setting, model_a, model_b, blind, seed, progress, rank_prior)
+    return result
+
+
+def iter_compare(services: Services, d: dict, setting: str, model_a: str, model_b: str, blind: bool = False,
+                 seed: int | None = None, progress: Callable | None = None, rank_prior: float | None = None):
+    """``run_compare`` one side at a time: yields the record with side A only (``done`` False:
+    shown while B runs, never voted on), then the whole record. Refusals raise before any model runs."""
     if not d:
         raise ValueError("Load or build an entry first (tab Build).")
     entry = entry_from_dict(d)
@@ -63,7 +71,20 @@ def run_compare(services: Services, d: dict, setting: str, model_a: str, model_b
         swapped = random.Random(seed).random() < 0.5
         if swapped:
             choices.reverse()
-    sides = []
+    style = _style(services)
+    result = {
+        "id": uuid.uuid4().hex,  # one comparison, one vote
+        "entry": entry_to_dict(entry),
+        "setting": setting,
+        "style": style,
+        "prompt": render_system_prompt(entry, setting, style),
+        "blind": bool(blind),
+        "swapped": swapped,
+        "revealed": not blind,
+        "sides": [],
+        "done": False,
+        "labelled": None,
+    }
     if progress and not services.model.loaded and any(c in (BASE, TUNED) for c in choices):
         progress((0, 2), desc="loading the model (first request of this process only)")
     for i, choice in enumerate(choices):
@@ -74,23 +95,12 @@ def run_compare(services: Services, d: dict, setting: str, model_a: str, model_b
                 "prompt_tokens": out.prompt_tokens, "output_tokens": out.output_tokens, "model_error": out.error,
                 "note": out.note, "tool_choice": out.tool_choice}
         side.update(judge(entry, setting, out.text) if not out.error else {"call": None, "error": "model:error", "tool_ok": None, "params_ok": None})
-        sides.append(side)
-    if progress:
-        progress((2, 2), desc="done")
-    services.record_sides(entry, setting, sides)  # the dashboards count the app's scored answers
-    style = _style(services)
-    return {
-        "id": uuid.uuid4().hex,  # one comparison, one vote
-        "entry": entry_to_dict(entry),
-        "setting": setting,
-        "style": style,
-        "prompt": render_system_prompt(entry, setting, style),
-        "blind": bool(blind),
-        "swapped": swapped,
-        "revealed": not blind,
-        "sides": sides,
-        "labelled": None,
-    }
+        result = {**result, "sides": [*result["sides"], side], "done": i == len(choices) - 1}
+        if result["done"]:
+            services.record_sides(entry, setting, result["sides"])  # the dashboards count the app's scored answers
+            if progress:
+                progress((2, 2), desc="done")
+        yield result
 
 
 def stale_reason(result: dict | None, d: dict | None, setting: str | None) -> str | None:
@@ -135,34 +145,70 @@ def side_title(result: dict, i: int) -> str:
     return f"{label}: {side['model']}"
 
 
+SIDE_STATES = {"running": "running…", "waiting": "waiting (runs after A)", "cancelled": "cancelled", "queued": "queued"}
+"""What a side's card says before its call is there."""
+
+
+def pending_card(label: str, state: str) -> str:
+    """A side's card while its call is not there yet: ``state`` is a key of SIDE_STATES."""
+    return (f'<div class="pt-call pt-pending" data-state="{esc(state)}"><h4>{esc(label)}: {esc(SIDE_STATES[state])}</h4>'
+            '<p class="pt-muted">The call shows here as soon as this side is done.</p></div>')
+
+
 def render_result(result: dict | None) -> tuple[str, str, str]:
-    """(html A, html B, markdown summary) of a comparison."""
+    """(html A, html B, markdown summary) of a comparison; with side A only (``done`` False),
+    B's card says it is running."""
     if not result:
         return "", "", "*Run a comparison to see both calls here.*"
     entry = entry_from_dict(result["entry"])
     gold = entry.ground_truth.to_json() if gold_known(entry) else None
-    a, b = result["sides"]
+    sides = result["sides"]
+    done = result.get("done", True) and len(sides) == 2
     out = []
-    for i, (me, other) in enumerate(((a, b), (b, a))):
+    for i, me in enumerate(sides):
+        other = sides[1 - i] if done else None
         note = ERROR_CODES.get(me["error"], "")
         if me.get("model_error"):
             note = me["model_error"]
         elif me.get("note"):
             note = f"{me['note']}; {note}" if note else me["note"]
-        out.append(call_html(me["call"], title=side_title(result, i), other=other["call"], gold=gold, raw=me["raw"],
-                             error=me["error"], latency_s=me["latency_s"], note=note))
-    same = a["call"] == b["call"] and a["call"] is not None
+        out.append(call_html(me["call"], title=side_title(result, i), other=None if other is None else other["call"], gold=gold,
+                             raw=me["raw"], error=me["error"], latency_s=me["latency_s"], note=note,
+                             compared=other is not None))
     lines = [f"Entry {md_text(entry.key)} · setting **{result['setting']}** · prompt style `{result['style']}`"]
-    lines.append("Both sides made **the same call**." if same else "Yellow = differs between A and B; red/green = against the gold call.")
+    if not done:
+        while len(out) < 2:
+            out.append(pending_card("AB"[len(out)], "running" if len(out) == len(sides) else "waiting"))
+        lines.append(f"Side A is done ({sides[0]['latency_s']:.1f} s); side B is running…" if sides else "Side A is running…")
+        return out[0], out[1], "  \n".join(lines)
+    a, b = sides
+    same = a["call"] == b["call"] and a["call"] is not None
+    legend = ("Green = matches the gold call, red = does not; ≠ marks what differs between A and B." if gold
+              else "Yellow = differs between A and B (this entry has no gold call).")
+    lines.append("Both sides made **the same call**." if same else legend)
     for side_name, side in zip("AB", (a, b)):
         if side.get("note"):
-            lines.append(f"⏱️ Side {side_name} {md_text(side['note'])}.")
-    for side_name, side in zip("AB", (a, b)):
-        lines += tool_choice_lines(side_name, side.get("tool_choice"), (side.get("call") or {}).get("tool_name"))
+            lines.append(f"Side {side_name} {md_text(side['note'])}.")
     if result.get("labelled"):
-        lines.append(f"✅ Saved label #{result['labelled']['id']}: **{VERDICT_LABELS[result['labelled']['verdict']]}**"
+        lines.append(f"Saved label #{result['labelled']['id']}: **{VERDICT_LABELS[result['labelled']['verdict']]}**"
                      + (f" — A was {md_text(a['model'])}, B was {md_text(b['model'])}" if result["blind"] else ""))
     return out[0], out[1], "  \n".join(lines)
+
+
+SCORES_HIDDEN = "*Hidden in blind mode until your verdict: the scores would tell the models apart.*"
+
+
+def render_scores(result: dict | None) -> str:
+    """Markdown of how each side chose its tool (log-likelihood + rank prior per name), for the
+    collapsed "scores" block; hidden in blind mode until the verdict."""
+    if not result or not result.get("done", True):
+        return ""
+    if result["blind"] and not result["revealed"]:
+        return SCORES_HIDDEN
+    lines = []
+    for side_name, side in zip("AB", result["sides"]):
+        lines += tool_choice_lines(side_name, side.get("tool_choice"), (side.get("call") or {}).get("tool_name"))
+    return "  \n".join(lines) or "*No scores: neither side chose its tool by log-likelihood.*"
 
 
 def tool_choice_lines(side_name: str, choice: dict | None, chosen: str | None) -> list[str]:
@@ -222,6 +268,8 @@ def submit_label(services: Services, result: dict | None, verdict: str, annotato
     """
     if not result:
         raise ValueError("Run a comparison first.")
+    if not result.get("done", True):
+        raise ValueError("the comparison is still running (or was cancelled): wait for both sides, or run it again")
     if result.get("labelled"):
         done = result["labelled"]
         raise ValueError(f"this comparison already has a vote (label #{done['id']}: {VERDICT_LABELS[done['verdict']]}); "
@@ -293,7 +341,7 @@ def build(services: Services, entry_state, annotator, session):
     """Lay out the tab and wire it; ``session`` is the page session's login State (common.with_user)."""
     import gradio as gr
 
-    from petool.ui.common import refusable, with_user
+    from petool.ui.common import refusable, warning, with_user
 
     result_state = gr.State(None)
     queue_state = gr.State([])
@@ -308,11 +356,16 @@ def build(services: Services, entry_state, annotator, session):
         rank_prior = gr.Slider(0, MAX_RANK_PRIOR, value=DEFAULT_RANK_PRIOR_WEIGHT, step=0.5, elem_id="c-rank-prior",
                                label="ranking prior in the tool choice (0: each model chooses alone)")
     entry_html = gr.HTML(entry_view(None, "p"), elem_id="c-entry")
-    run_btn = gr.Button("Run comparison", variant="primary", elem_id="c-run")
+    with gr.Row():
+        run_btn = gr.Button("Run comparison", variant="primary", elem_id="c-run", scale=3)
+        cancel_btn = gr.Button("Cancel", variant="stop", interactive=False, elem_id="c-cancel", scale=1)
     summary = gr.Markdown("*Run a comparison to see both calls here.*", elem_id="c-summary")
     with gr.Row(equal_height=False, elem_id="c-cards"):
         html_a = gr.HTML(elem_id="c-side-a")
         html_b = gr.HTML(elem_id="c-side-b")
+    # Collapsed: the scores would push the cards below the fold (and tell the sides apart in blind mode).
+    with gr.Accordion("Scores: how each side chose its tool (log-likelihood + rank prior)", open=False, elem_id="c-scores-box"):
+        scores = gr.Markdown("", elem_id="c-scores")
     with gr.Row():
         btns = {v: gr.Button(f"{VERDICT_LABELS[v]} [{i}]", elem_id=f"verdict-{v.replace('_', '-')}", variant="secondary")
                 for i, v in enumerate(VERDICTS, 1)}
@@ -337,8 +390,11 @@ def build(services: Services, entry_state, annotator, session):
             q_next = gr.Button("Skip / next [n]", elem_id="q-next")
         q_status = gr.Markdown("", elem_id="q-status")
 
-    no_result = (None, *render_result(None))  # result_state, html_a, html_b, summary
-    shown = [result_state, html_a, html_b, summary]
+    no_result = (None, *render_result(None), "")  # result_state, html_a, html_b, summary, scores
+    shown = [result_state, html_a, html_b, summary, scores]
+
+    def rendered(result):
+        return (result, *render_result(result), render_scores(result))
 
     def drop_stale(result, d, s):
         """Clear the cards when they show a comparison of another entry or setting than the
@@ -355,16 +411,52 @@ def build(services: Services, entry_state, annotator, session):
         changed(drop_stale, [result_state, entry_state, setting], shown, api_visibility="private", queue=False)
 
     def on_run(d, s, a, b, bl, w=DEFAULT_RANK_PRIOR_WEIGHT, progress=gr.Progress()):
-        result = run_compare(services, d, s, a, b, bl, None, progress, w)
-        return (result, *render_result(result), "")
+        """Each side's card as soon as it is done: B's card says "running" meanwhile. The
+        partial record never enters ``result_state`` (nothing half-done can be voted on)."""
+        yield (None, pending_card("A", "running"), pending_card("B", "waiting"), "Side A is running…", "")
+        try:
+            for result in iter_compare(services, d, s, a, b, bl, None, progress, w):
+                yield (result if result["done"] else None, *render_result(result), "")
+        except ValueError as exc:
+            yield (None, "", "", warning(exc), gr.update())
 
     run_outs = [result_state, html_a, html_b, summary, gold]
-    run_evt = dict(fn=refusable(on_run, len(run_outs), 3), inputs=[entry_state, setting, model_a, model_b, blind, rank_prior],
-                   outputs=run_outs, concurrency_limit=1, concurrency_id="model")
-    # The entry may change while the models run (Build, the queue): check again when they are done.
-    run_btn.click(**run_evt, api_name="compare").then(drop_stale, [result_state, entry_state, setting], shown,
-                                                        api_visibility="private", queue=False)
-    run_btn.click(lambda: "", None, label_msg, api_visibility="private", queue=False)  # a new round: no verdict yet
+    run_inputs = [entry_state, setting, model_a, model_b, blind, rank_prior]
+    controls = [run_btn, cancel_btn, *btns.values(), q_start, q_next]
+
+    def busy(running: bool):
+        """While a comparison runs only Cancel is live: no second run, no vote on the old cards."""
+        return (gr.update(interactive=not running), gr.update(interactive=running),
+                *(gr.update(interactive=not running) for _ in btns), gr.update(interactive=not running),
+                gr.update(interactive=not running))
+
+    def after_run(result, d, s):  # also after a queue step that ran nothing: unlocking is harmless
+        # The entry may change while the models run (Build, the queue): check again when they are done.
+        shown_now = no_result if stale_reason(result, d, s) else (gr.update(),) * 4 + (render_scores(result),)
+        return (*shown_now, *busy(False))
+
+    def on_cancel(result):
+        if result and result.get("done", True):
+            return (gr.update(),) * 3 + (gr.update(),) + busy(False)
+        return (None, gr.update(), pending_card("B", "cancelled"),
+                "Cancelled: nothing to vote on. A model call already under way finishes in the background.", *busy(False))
+
+    def new_round():  # no verdict, no scores yet; only Cancel live
+        return ("", "", *busy(True))
+
+    start_evt = run_btn.click(new_round, None, [label_msg, scores, *controls], api_visibility="private", queue=False)
+    run_evt = start_evt.then(on_run, run_inputs, run_outs, concurrency_limit=1, concurrency_id="model", api_name="compare",
+                             show_progress_on=[summary])
+    run_evt.then(after_run, [result_state, entry_state, setting], [*shown, *controls], api_visibility="private", queue=False)
+    cancellable = [run_evt]
+
+    def run_after(event):
+        """Run the comparison after ``event`` (the page's "start here"), as "Run comparison" does."""
+        evt = (event.then(new_round, None, [label_msg, scores, *controls], api_visibility="private", queue=False)
+               .then(on_run, run_inputs, run_outs, concurrency_limit=1, concurrency_id="model", api_visibility="private",
+                     show_progress_on=[summary]))
+        cancellable.append(evt)
+        evt.then(after_run, [result_state, entry_state, setting], [*shown, *controls], api_visibility="private", queue=False)
 
     def on_verdict(verdict):
         def run(user, result, who, t, c, g, d, queue, pos):
@@ -374,28 +466,30 @@ def build(services: Services, entry_state, annotator, session):
             except ValueError as exc:
                 raise ValueError(f"Not saved: {exc}") from None
             done = new["labelled"]
-            saved = f"✅ Saved label #{done['id']}: **{VERDICT_LABELS[verdict]}**" + (
+            saved = f"Saved label #{done['id']}: **{VERDICT_LABELS[verdict]}**" + (
                 f" — A was {md_text(new['sides'][0]['model'])}, B was {md_text(new['sides'][1]['model'])}" if new["blind"] else "")
             if not queue or pos >= len(queue):
-                return (new, *render_result(new), [], "", "", saved, gr.update(), gr.update(), pos, gr.update(), False, gr.update())
+                return (*rendered(new), [], "", "", saved, gr.update(), gr.update(), pos, gr.update(), False, gr.update())
             # The queue moves on: the cards of the labelled entry go (they would sit under the
             # next entry's query), and the next comparison runs if the queue runs automatically.
             d_next, s_next, msg = queue_entry(services, queue, pos + 1)
             if d_next is None:
-                return (new, *render_result(new), [], "", "", saved, gr.update(), gr.update(), pos + 1, msg, False, gr.update())
+                return (*rendered(new), [], "", "", saved, gr.update(), gr.update(), pos + 1, msg, False, gr.update())
             # The header is an output too: a State set by an event that skips the queue fires no .change.
             return (*no_result, [], "", "", saved, d_next, s_next, pos + 1, msg, True, entry_view(d_next, s_next))
         return with_user(run, 8, refusal=(len(verdict_outs), verdict_outs.index(label_msg)))
 
     def run_next(go, queue, pos, auto, d, s, a, b, bl, w, progress=gr.Progress()):
         if not go:
-            return (gr.update(),) * len(run_outs)
-        return maybe_run(queue, pos, auto, d, s, a, b, bl, w, progress)
+            yield (gr.update(),) * len(run_outs)
+            return
+        yield from maybe_run(queue, pos, auto, d, s, a, b, bl, w, progress)
 
     def maybe_run(queue, pos, auto, d, s, a, b, bl, w, progress=gr.Progress()):
         if not (queue and auto and pos < len(queue) and d):
-            return (gr.update(),) * len(run_outs)
-        return refusable(on_run, len(run_outs), 3)(d, s, a, b, bl, w, progress)
+            yield (gr.update(),) * len(run_outs)
+            return
+        yield from on_run(d, s, a, b, bl, w, progress)
 
     # Verdicts skip the queue (queue=False): a label is a quick write, and must neither wait
     # behind model calls nor be refused as "queue full" while visitors wait for the model.
@@ -404,11 +498,21 @@ def build(services: Services, entry_state, annotator, session):
     advanced = gr.State(False)  # did the latest verdict move the queue on (then run the next entry)?
     verdict_outs = [*shown, tags, comment, gold, label_msg, entry_state, setting, pos_state, q_status, advanced, entry_html]
     queue_inputs = [queue_state, pos_state, q_auto, entry_state, setting, model_a, model_b, blind, rank_prior]
+
+    def then_run(event, fn, inputs, runs):
+        """After ``event``, the queue's next comparison (when it runs automatically), cancellable;
+        the controls wait only when the component ``runs`` says a comparison follows (a plain
+        vote must leave the keys live, or a second vote would vanish instead of being refused)."""
+        evt = event.then(lambda go: busy(True) if go else (gr.update(),) * len(controls), runs, controls,
+                         api_visibility="private", queue=False)
+        evt = evt.then(fn, inputs, run_outs, concurrency_limit=1, concurrency_id="model", api_visibility="private",
+                         show_progress_on=[summary])
+        cancellable.append(evt)
+        evt.then(after_run, [result_state, entry_state, setting], [*shown, *controls], api_visibility="private", queue=False)
+
     for v, btn in btns.items():
-        (btn.click(on_verdict(v), [result_state, annotator, tags, comment, gold, entry_state, queue_state, pos_state, session],
-                   verdict_outs, api_name=f"label_{v}", queue=False)
-            .then(run_next, [advanced, *queue_inputs], run_outs, concurrency_limit=1, concurrency_id="model",
-                  api_visibility="private"))
+        then_run(btn.click(on_verdict(v), [result_state, annotator, tags, comment, gold, entry_state, queue_state, pos_state, session],
+                   verdict_outs, api_name=f"label_{v}", queue=False), run_next, [advanced, *queue_inputs], advanced)
 
     start_btn.click(refusable(gold_text, 1, 0), [result_state, start_from], gold, api_visibility="private")
 
@@ -426,16 +530,20 @@ def build(services: Services, entry_state, annotator, session):
         return pos + 1, d, s, msg, *no_result
 
     queue_outs = [queue_state, pos_state, entry_state, setting, q_status, *shown]
-    (q_start.click(with_user(on_queue, 4, refusal=(len(queue_outs), queue_outs.index(q_status))),
-                   [q_source, q_settings, q_size, annotator, session], queue_outs, api_name="start_queue")
-        .then(maybe_run, queue_inputs, run_outs, concurrency_limit=1, concurrency_id="model", api_visibility="private"))
+    then_run(q_start.click(with_user(on_queue, 4, refusal=(len(queue_outs), queue_outs.index(q_status))),
+                   [q_source, q_settings, q_size, annotator, session], queue_outs, api_name="start_queue"), maybe_run, queue_inputs, q_auto)
     skip_outs = [pos_state, entry_state, setting, q_status, *shown]
-    (q_next.click(refusable(on_skip, len(skip_outs), skip_outs.index(q_status)), [queue_state, pos_state], skip_outs,
-                  api_visibility="private")
-        .then(maybe_run, queue_inputs, run_outs, concurrency_limit=1, concurrency_id="model", api_visibility="private"))
+    then_run(q_next.click(refusable(on_skip, len(skip_outs), skip_outs.index(q_status)), [queue_state, pos_state], skip_outs,
+                  api_visibility="private"), maybe_run, queue_inputs, q_auto)
     q_source.focus(lambda: gr.update(choices=services.sources()), None, q_source, api_visibility="private")
     # Adapters trained in the app (finished DPO jobs) join the choices as soon as their job ends.
     for dropdown in (model_a, model_b):
         dropdown.focus(lambda: gr.update(choices=services.model.model_choices()), None, dropdown,
                        api_visibility="private", queue=False)
-    return {"setting": setting}
+
+    def wire_cancel():
+        """Call once every run event exists: Cancel stops whichever is under way."""
+        cancel_btn.click(on_cancel, result_state, [*shown[:4], *controls], cancels=cancellable, api_visibility="private",
+                         queue=False)
+
+    return {"setting": setting, "run_after": run_after, "wire_cancel": wire_cancel}

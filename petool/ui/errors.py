@@ -8,7 +8,7 @@ from petool.scoring import ERROR_CODES, history_bucket
 from petool.ui.render import call_html, entry_html, esc
 from petool.ui.services import Services
 
-HEADERS = ["id", "run", "model", "setting", "entry", "error", "category", "history", "tool ok", "params ok"]
+HEADERS = ["id", "run", "model", "setting", "entry", "error", "category", "full history (turns)", "tool ok", "params ok"]
 MAX_ROWS = 500
 
 
@@ -34,7 +34,7 @@ def prediction_rows(services: Services, run_id: str | None = None, model: str | 
 
 
 def _yn(v) -> str:
-    return "" if v is None else ("✓" if v else "✗")
+    return "" if v is None else ("correct" if v else "wrong")
 
 
 def filter_choices(services: Services) -> dict[str, list]:
@@ -82,7 +82,7 @@ def build(services: Services):
         setting = gr.Dropdown(ch["setting"], label="setting", value=None)
         error = gr.Dropdown(ch["error"], label="error code", value=None)
         category = gr.Dropdown(ch["category"], label="category", value=None, filterable=True)
-        bucket = gr.Dropdown(ch["bucket"], label="history length", value=None)
+        bucket = gr.Dropdown(ch["bucket"], label="full history length (turns)", value=None)
     with gr.Row():
         only_wrong = gr.Checkbox(True, label="only wrong predictions")
         search = gr.Button("Filter", elem_id="e-filter")

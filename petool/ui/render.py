@@ -23,6 +23,8 @@ CSS = """
 .pt-diff {background:rgba(250,204,21,0.30)}
 .pt-wrong {background:rgba(239,68,68,0.22)}
 .pt-right {background:rgba(34,197,94,0.22)}
+.pt-mark {font-size:0.75em; color:var(--body-text-color-subdued); white-space:nowrap}
+.pt-pending h4 {color:var(--body-text-color-subdued)}
 .pt-badge {display:inline-block; padding:1px 8px; border-radius:10px; font-size:0.8em; margin-right:4px; border:1px solid var(--border-color-primary)}
 .pt-ok {background:rgba(34,197,94,0.25)}
 .pt-bad {background:rgba(239,68,68,0.25)}
@@ -90,6 +92,10 @@ def param_rows(call: dict | None, other: dict | None = None, gold: dict | None =
     return rows
 
 
+DIFF_MARK = ' <span class="pt-mark" title="differs from the other side">≠ other side</span>'
+"""Marks an A/B difference where the gold's green/red already colours the cell."""
+
+
 def call_html(
     call: dict | None,
     *,
@@ -100,8 +106,12 @@ def call_html(
     error: str = "",
     latency_s: float | None = None,
     note: str = "",
+    compared: bool | None = None,
 ) -> str:
-    """A call as tool name + parameter table; yellow = differs from the other side, red/green vs gold."""
+    """A call as tool name + parameter table. With a gold call, green/red says right/wrong and a
+    difference from the other side is only marked "≠" (right must look right even where the
+    sides differ); without one, yellow marks the difference. ``compared`` False: no other side yet."""
+    compared = other is not None if compared is None else compared
     parts = [f'<div class="pt-call"><h4>{esc(title)}</h4>']
     if error:
         ok = error == "ok"
@@ -114,19 +124,25 @@ def call_html(
         parts.append('<p><b>No tool call could be parsed.</b></p>')
     else:
         name = call.get("tool_name", "")
-        cls = []
-        if other is not None and name != (other or {}).get("tool_name"):
-            cls.append("pt-diff")
+        differs = compared and name != (other or {}).get("tool_name")
         if gold is not None:
-            cls.append("pt-right" if name == gold.get("tool_name") else "pt-wrong")
-        parts.append(f'<div>tool: <span class="pt-tool {" ".join(cls)}">{esc(name)}</span></div>')
-        rows = param_rows(call, other, gold)
+            cls = "pt-right" if name == gold.get("tool_name") else "pt-wrong"
+        else:
+            cls = "pt-diff" if differs else ""
+        mark = DIFF_MARK if differs and gold is not None else ""
+        parts.append(f'<div>tool: <span class="pt-tool {cls}">{esc(name)}</span>{mark}</div>')
+        rows = param_rows(call, other if compared else None, gold)
         if rows:
             head = "<tr><th>parameter</th><th>value</th>" + ("<th>gold</th>" if gold is not None else "") + "</tr>"
             body = []
             for r in rows:
-                cls = "pt-wrong" if r["wrong"] else ("pt-diff" if r["differs"] else ("pt-right" if gold is not None else ""))
+                if gold is not None:
+                    cls = "pt-wrong" if r["wrong"] else "pt-right"
+                else:
+                    cls = "pt-diff" if r["differs"] else ""
                 value = "<i>(missing)</i>" if r["value"] is None else esc(r["value"])
+                if r["differs"] and gold is not None:
+                    value += DIFF_MARK
                 gold_cell = f'<td class="v">{esc(r["gold"]) if r["gold"] is not None else "<i>(none)</i>"}</td>' if gold is not None else ""
                 body.append(f'<tr><td>{esc(r["name"])}</td><td class="v {cls}">{value}</td>{gold_cell}</tr>')
             parts.append(f'<div class="pt-scroll"><table class="pt-table">{head}{"".join(body)}</table></div>')
@@ -138,6 +154,10 @@ def call_html(
     return "".join(parts)
 
 
+RATING_TEXT = {1: "liked (1)", 0: "disliked (0)"}
+"""A history rating in words: meaning never rests on an emoji, which some fonts draw as a box."""
+
+
 def history_html(turns: list[Turn], setting: str, preferred: list[str] | None = None) -> str:
     """The history of one setting as a numbered table (ratings shown in r)."""
     if setting == "none":
@@ -147,8 +167,8 @@ def history_html(turns: list[Turn], setting: str, preferred: list[str] | None = 
     preferred = set(preferred or [])
     rows = []
     for i, t in enumerate(turns, 1):
-        pref = "✓" if prefers(t.call.tool_name, preferred) else ""
-        rating = "" if t.rating is None else ("👍 1" if t.rating == 1 else "👎 0")
+        pref = "preferred" if prefers(t.call.tool_name, preferred) else ""
+        rating = "" if t.rating is None else RATING_TEXT[t.rating]
         rows.append(
             f"<tr><td>{i}</td><td>{esc(t.instruction)}</td><td class='v'>{esc(t.call.tool_name)}</td>"
             f"<td class='v'>{esc(value_text(t.call.parameters))}</td><td>{rating}</td><td>{pref}</td></tr>"
@@ -185,7 +205,7 @@ def candidates_html(entry: Entry, picks: dict[str, str] | None = None) -> str:
         elif t.name in cluster:
             marks.append("◆ cluster")
         if prefers(t.name, preferred):
-            marks.append("✓ preferred")
+            marks.append("preferred")
         pick = picks.get(t.name, "")
         cls = "pt-right" if "★ gold" in marks else ("pt-diff" if "◆ cluster" in marks else "")
         params = ", ".join(p.name + ("*" if p in t.required_parameters else "") for p in t.required_parameters + t.optional_parameters)
@@ -195,10 +215,25 @@ def candidates_html(entry: Entry, picks: dict[str, str] | None = None) -> str:
         )
     return (
         f"<p><b>Candidates ({len(entry.candidates)})</b> <span class='pt-muted'>★ ground truth · ◆ same function · "
-        "✓ a tool the user prefers · * required</span></p>"
+        "preferred: a tool the user prefers · * required</span></p>"
         "<div class='pt-scroll'><table class='pt-table pt-wide'><tr><th>mark</th><th>tool</th><th>description</th><th>parameters</th><th>picked by</th></tr>"
         + "".join(rows) + "</table></div>"
     )
+
+
+def history_length_text(full: int | None, embedded: int, setting: str) -> str:
+    """Says which history length is which: the user's full history (the benchmark's
+    ``history_length``) vs the window of it embedded in the prompt and shown below.
+
+    Example:
+        >>> history_length_text(89, 20, "p")
+        'full history 89 turns; the prompt embeds 20 of them (shown below)'
+    """
+    if setting == "none":
+        return f"full history {full if full is not None else '?'} turns; none embedded (the no-history ablation)"
+    if full is None or full == embedded:
+        return f"history {embedded} turns (all embedded in the prompt)"
+    return f"full history {full} turns; the prompt embeds {embedded} of them (shown below)"
 
 
 def entry_html(entry: Entry, setting: str, picks: dict[str, str] | None = None) -> str:
@@ -208,8 +243,9 @@ def entry_html(entry: Entry, setting: str, picks: dict[str, str] | None = None) 
         f"<span class='pt-tool'>{esc(value_text(entry.ground_truth.parameters))}</span></div>"
         if gold_known(entry) else "<div class='pt-muted'>gold call: unknown (a user-built entry)</div>"
     )
-    meta = f"entry {esc(entry.key)} · category {esc(entry.category or '?')} · history length {esc(entry.history_length if entry.history_length is not None else '?')}"
-    history = history_html(entry.history(setting) if setting in entry.settings else [], setting, entry.preferred_tools)
+    turns = entry.history(setting) if setting in entry.settings else []
+    meta = f"entry {esc(entry.key)} · category {esc(entry.category or '?')} · {esc(history_length_text(entry.history_length, len(turns), setting))}"
+    history = history_html(turns, setting, entry.preferred_tools)
     return (
         f"<div class='pt-muted'>{meta}</div><p><b>Query:</b> {esc(entry.query)}</p>{gold}"
         f"{history}{candidates_html(entry, picks)}"
