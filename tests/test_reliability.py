@@ -19,8 +19,9 @@ import pytest
 
 from benchmarks.concurrent_labels import ClientLog, check_labels, integrity, label_loop, start_app, stop_app
 from petool.appconfig import AppConfig
+from petool.migrations import MIGRATIONS
 from petool.schema import Generation
-from petool.store import MIGRATIONS, Store, entry_to_dict
+from petool.store import Store, entry_to_dict
 from petool.ui import compare, dash, export
 from petool.ui.common import MAX_TURNS, acting_user, logged_in
 from petool.ui.services import BASE, TUNED, Services, _build_generated
@@ -117,7 +118,7 @@ def test_sigkill_of_the_app_mid_labelling(tmp_path):
 
 
 def test_an_interrupted_migration_is_finished_on_the_next_start(tmp_path, monkeypatch):
-    import petool.store as store_mod
+    import petool.migrations as store_mod
 
     def half(db):
         db["users"].create({"id": int, "name": str}, pk="id")  # the first statement runs...

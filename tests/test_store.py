@@ -7,8 +7,9 @@ import sqlite3
 
 import pytest
 
+from petool.migrations import MIGRATIONS
 from petool.schema import Entry, Tool, ToolCall, Turn
-from petool.store import MIGRATIONS, RunExists, Store, entry_from_dict, entry_to_dict
+from petool.store import RunExists, Store, entry_from_dict, entry_to_dict
 
 EXPECTED_SCHEMA = {
     "_migrations": ["id", "name", "applied"],
