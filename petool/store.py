@@ -18,7 +18,14 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from petool.migrations import apply_migrations
-from petool.schema import ALL_SETTINGS, Entry, PreferenceExample, Tool, ToolCall, Turn
+from petool.schema import (
+    ALL_SETTINGS,
+    Entry,
+    PreferenceExample,
+    ToolCall,
+    entry_from_dict,
+    entry_to_dict,
+)
 
 VERDICTS = ("A", "B", "tie", "both_bad")
 """A better, B better, tie, both bad."""
@@ -36,45 +43,6 @@ MAX_TAG_CHARS = 100
 def now() -> str:
     """UTC time as ISO 8601 with seconds, the one time format the store writes."""
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-
-# ---------------------------------------------------------------- entries as JSON
-
-
-def entry_to_dict(entry: Entry) -> dict:
-    """A lossless JSON dict of an Entry (every field, unlike the authors' formats)."""
-    return {
-        "entry_id": entry.entry_id,
-        "query": entry.query,
-        "candidates": [t.to_json() for t in entry.candidates],
-        "ground_truth": entry.ground_truth.to_json(),
-        "histories": {s: [t.to_json() for t in turns] for s, turns in entry.histories.items()},
-        "history_length": entry.history_length,
-        "category": entry.category,
-        "cluster": list(entry.cluster),
-        "func": entry.func,
-        "preferred_tools": list(entry.preferred_tools),
-        "extra": entry.extra,
-    }
-
-
-def entry_from_dict(d: dict) -> Entry:
-    """Inverse of ``entry_to_dict``; raises ValueError naming the bad part."""
-    if not isinstance(d, dict) or not isinstance(d.get("query"), str):
-        raise ValueError("a stored entry must be an object with a string 'query'")
-    return Entry(
-        entry_id=d.get("entry_id"),
-        query=d["query"],
-        candidates=[Tool.from_json(t) for t in d.get("candidates") or []],
-        ground_truth=ToolCall.from_json(d.get("ground_truth") or {"tool_name": "", "parameters": {}}),
-        histories={s: [Turn.from_json(t) for t in turns] for s, turns in (d.get("histories") or {}).items()},
-        history_length=d.get("history_length"),
-        category=d.get("category"),
-        cluster=list(d.get("cluster") or []),
-        func=d.get("func"),
-        preferred_tools=list(d.get("preferred_tools") or []),
-        extra=dict(d.get("extra") or {}),
-    )
 
 
 def _dumps(value: Any) -> str | None:

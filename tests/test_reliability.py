@@ -20,8 +20,8 @@ import pytest
 from benchmarks.concurrent_labels import ClientLog, check_labels, integrity, label_loop, start_app, stop_app
 from petool.appconfig import AppConfig
 from petool.migrations import MIGRATIONS
-from petool.schema import Generation
-from petool.store import Store, entry_to_dict
+from petool.schema import Generation, entry_to_dict
+from petool.store import Store
 from petool.ui import compare, dash, export
 from petool.ui.common import MAX_TURNS, acting_user, logged_in
 from petool.ui.services import BASE, TUNED, Services, _build_generated

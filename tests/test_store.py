@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from petool.migrations import MIGRATIONS
-from petool.schema import Entry, Tool, ToolCall, Turn
-from petool.store import RunExists, Store, entry_from_dict, entry_to_dict
+from petool.schema import Entry, Tool, ToolCall, Turn, entry_from_dict, entry_to_dict
+from petool.store import RunExists, Store
 from tests.fixtures.entries import WEATHER_A, empty_history_entry, weather_entry
 
 EXPECTED_SCHEMA = {
