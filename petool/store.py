@@ -13,10 +13,12 @@ import json
 import sqlite3
 import threading
 import weakref
+from collections.abc import Callable, Iterable
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
+from petool.evaluate import read_run_folder
 from petool.migrations import apply_migrations
 from petool.schema import (
     ALL_SETTINGS,
@@ -446,7 +448,8 @@ class Store:
 
     def import_run(self, run_dir: str | Path, run_id: str | None = None, with_entries: bool = True,
                    replace: bool = False) -> str:
-        """Load a ``petool eval`` output folder (config.json, metrics.json, predictions.jsonl).
+        """Load a ``petool eval`` output folder (config.json, metrics.json, predictions.jsonl), as
+        ``evaluate.read_run_folder`` reads it.
 
         The run id is ``run_id``, else config.json's ``run_id``, else the folder's name. The
         entries the run scored are saved too (source ``run:<id>``, marked ``split: test``)
@@ -460,64 +463,12 @@ class Store:
             ValueError: naming the missing file, the bad line, an empty predictions file, or
                 the run id already stored (``RunExists``).
         """
-        run_dir = Path(run_dir)
-        pred_path = run_dir / "predictions.jsonl"
-        if not pred_path.is_file():
-            raise ValueError(f"{run_dir}: no predictions.jsonl here; is this a `petool eval` output folder?")
-        config = _read_json_file(run_dir / "config.json")
-        metrics = _read_json_file(run_dir / "metrics.json")
-        predictions = []
-        for n, line in enumerate(_read_text(pred_path).splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{pred_path}: line {n} is not valid JSON ({exc.msg})") from None
-            if not isinstance(row, dict) or "entry_id" not in row or not isinstance(row.get("setting"), str):
-                raise ValueError(f"{pred_path.name}: line {n} lacks entry_id or a string setting")
-            predictions.append(row)
-        if not predictions:
-            raise ValueError(f"{pred_path.name} holds no predictions: nothing to import (is it the right file?)")
-        cfg = config.get("config", config)
-        cfg = cfg if isinstance(cfg, dict) else {}
-        models = sorted({str(p.get("model")) for p in predictions if p.get("model")})
-        settings = sorted({p["setting"] for p in predictions})
-        run_id = run_id or str(config.get("run_id") or run_dir.name)
-        data_path = cfg.get("data") or cfg.get("data_path")
-        data_path = data_path if isinstance(data_path, str) else None
-        self.save_run(
-            {
-                "id": run_id,
-                "model": cfg.get("model") or ", ".join(models),
-                "adapter": cfg.get("adapter"),
-                "mode": cfg.get("mode"),
-                "style": cfg.get("style"),
-                "settings": settings,
-                "data_path": data_path,
-                "scorer_version": _str_or_none(config.get("scorer_version") or cfg.get("scorer_version")),
-                "benchmark_version": _str_or_none(config.get("benchmark_version") or cfg.get("benchmark_version")),
-                "created": config.get("created") or now(),
-                "run_dir": str(run_dir),
-                "config": config,
-                "metrics": metrics,
-            },
-            predictions,
-            replace=replace,
-        )
-        if with_entries and data_path and Path(data_path).exists():
-            from petool.formats import load_entries
-
-            wanted = {str(p["entry_id"]) for p in predictions}
-            try:
-                loaded = load_entries(data_path).entries
-            except ValueError:
-                loaded = []
-            kept = [e for e in loaded if e.key in wanted]
-            for e in kept:
-                # Evaluated entries are test data: labels on them must never become training pairs.
-                e.extra.setdefault("split", "test")
-            self.save_entries(kept, source=f"run:{run_id}")
+        folder = read_run_folder(run_dir, run_id)
+        run_id = self.save_run(folder.run, folder.predictions, replace=replace)
+        if with_entries:
+            entries = folder.entries()
+            if entries is not None:
+                self.save_entries(entries, source=f"run:{run_id}")
         return run_id
 
     def runs(self) -> list[dict]:
@@ -842,23 +793,6 @@ def _prediction_row(p: dict, run_id: str, cols: list[str]) -> list:
     return [p.get(c) for c in cols]
 
 
-def _read_json_file(path: Path) -> dict:
-    if not path.is_file():
-        return {}
-    try:
-        value = json.loads(_read_text(path))
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
-    return value if isinstance(value, dict) else {}
-
-
-def _read_text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{path.name}: not UTF-8 text (bad byte at offset {exc.start})") from None
-
-
 def check_annotator(name: Any) -> str:
     """The annotator name, stripped; ValueError when empty, too long or holding control characters."""
     name = name.strip() if isinstance(name, str) else ""
@@ -869,7 +803,3 @@ def check_annotator(name: Any) -> str:
     if any(ord(ch) < 32 or ord(ch) == 127 for ch in name):
         raise ValueError("the annotator name must not contain control characters (newlines, tabs, ...)")
     return name
-
-
-def _str_or_none(value: Any) -> str | None:
-    return None if value is None else str(value)
