@@ -19,6 +19,7 @@ from typing import Any
 
 from petool.evaluate import read_run_folder
 from petool.migrations import apply_migrations
+from petool.pairs import PairPolicy, pairs_from_labels
 from petool.schema import (
     ALL_SETTINGS,
     Entry,
@@ -519,8 +520,6 @@ class Store(SqliteFile):
     def preference_examples(self, policy=None) -> list[PreferenceExample]:
         """DPO pairs derived from every label by ``pairs.pairs_from_labels``, computed once per
         new label or withdrawal (and policy), from the labels without their stored entries."""
-        from petool.pairs import PairPolicy, pairs_from_labels
-
         policy = policy or PairPolicy()
         labels = self.current_labels()
         return list(self.memo(("preference_examples", policy), self.labels_stamp(), lambda: pairs_from_labels(labels, policy)))
