@@ -2,7 +2,8 @@
 
 A run folder holds ``config.json`` (what ran), ``predictions.jsonl`` (one line per entry and
 setting, appended and flushed as each finishes, so an interrupted run resumes where it stopped)
-and ``metrics.json`` (aggregates by setting and error code).
+and ``metrics.json`` (aggregates by setting and error code). ``read_run_folder`` reads one back
+for the store.
 """
 
 from __future__ import annotations
@@ -11,13 +12,18 @@ import json
 import os
 import platform
 import time
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import TYPE_CHECKING, Any
 
+from petool.formats import load_entries
 from petool.parsing import PARSE_MODES, parse_call
-from petool.predictors import Predictor
 from petool.schema import ALL_SETTINGS, Entry, Generation, Prediction
 from petool.scoring import SCORER_VERSION, aggregate, error_counts, score_call
+
+if TYPE_CHECKING:  # the predictors (and the models behind them) are not needed to read or score runs
+    from petool.predictors import Predictor
 
 BENCHMARK_VERSION = "petoolbench-format/1"
 
@@ -171,6 +177,110 @@ def score_responses(entries: list[Entry], responses: list[dict], parse_mode: str
             generation = Generation(text) if text is not None else None
             records.append(record_for(entry, setting, "responses", generation, parse_mode).to_json())
     return records
+
+
+# ---------------------------------------------------------------- reading a run folder back
+
+
+@dataclass
+class RunFolder:
+    """A ``petool eval`` run folder as the store saves it: the run's row and its prediction lines."""
+
+    run: dict
+    """The ``runs`` row: id, model, adapter, mode, style, settings, data path, versions, created,
+    run_dir, and config.json and metrics.json whole."""
+    predictions: list[dict]
+    """predictions.jsonl, one dict per line, in file order."""
+
+    def entries(self) -> list[Entry] | None:
+        """The entries the run scored, read from its data file, each marked ``split: test``; None
+        when the run names no data file or it is gone ([] when it no longer reads)."""
+        data_path = self.run.get("data_path")
+        if not data_path or not Path(data_path).exists():
+            return None
+        wanted = {str(p["entry_id"]) for p in self.predictions}
+        try:
+            loaded = load_entries(data_path).entries
+        except ValueError:
+            loaded = []
+        kept = [e for e in loaded if e.key in wanted]
+        for e in kept:
+            # Evaluated entries are test data: labels on them must never become training pairs.
+            e.extra.setdefault("split", "test")
+        return kept
+
+
+def read_run_folder(run_dir: str | os.PathLike, run_id: str | None = None) -> RunFolder:
+    """Read a folder that ``evaluate`` wrote (config.json, metrics.json, predictions.jsonl).
+
+    Unlike resuming (``read_predictions``), every line must be whole: a bad line is reported,
+    not skipped. The run id is ``run_id``, else config.json's ``run_id``, else the folder's name.
+
+    Raises:
+        ValueError: naming the missing predictions.jsonl, a file that is not JSON or not UTF-8,
+            the bad line, or an empty predictions file.
+    """
+    run_dir = Path(run_dir)
+    pred_path = run_dir / "predictions.jsonl"
+    if not pred_path.is_file():
+        raise ValueError(f"{run_dir}: no predictions.jsonl here; is this a `petool eval` output folder?")
+    config = _read_json_file(run_dir / "config.json")
+    metrics = _read_json_file(run_dir / "metrics.json")
+    predictions = []
+    for n, line in enumerate(_read_text(pred_path).splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{pred_path}: line {n} is not valid JSON ({exc.msg})") from None
+        if not isinstance(row, dict) or "entry_id" not in row or not isinstance(row.get("setting"), str):
+            raise ValueError(f"{pred_path.name}: line {n} lacks entry_id or a string setting")
+        predictions.append(row)
+    if not predictions:
+        raise ValueError(f"{pred_path.name} holds no predictions: nothing to import (is it the right file?)")
+    cfg = config.get("config", config)
+    cfg = cfg if isinstance(cfg, dict) else {}
+    models = sorted({str(p.get("model")) for p in predictions if p.get("model")})
+    settings = sorted({p["setting"] for p in predictions})
+    data_path = cfg.get("data") or cfg.get("data_path")
+    run = {
+        "id": run_id or str(config.get("run_id") or run_dir.name),
+        "model": cfg.get("model") or ", ".join(models),
+        "adapter": cfg.get("adapter"),
+        "mode": cfg.get("mode"),
+        "style": cfg.get("style"),
+        "settings": settings,
+        "data_path": data_path if isinstance(data_path, str) else None,
+        "scorer_version": _str_or_none(config.get("scorer_version") or cfg.get("scorer_version")),
+        "benchmark_version": _str_or_none(config.get("benchmark_version") or cfg.get("benchmark_version")),
+        "created": config.get("created"),  # none: the store stamps the time it saves the run
+        "run_dir": str(run_dir),
+        "config": config,
+        "metrics": metrics,
+    }
+    return RunFolder(run, predictions)
+
+
+def _read_json_file(path: Path) -> dict:
+    if not path.is_file():
+        return {}
+    try:
+        value = json.loads(_read_text(path))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
+    return value if isinstance(value, dict) else {}
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path.name}: not UTF-8 text (bad byte at offset {exc.start})") from None
+
+
+def _str_or_none(value: Any) -> str | None:
+    return None if value is None else str(value)
 
 
 def _drop_torn_tail(path: Path) -> None:

@@ -229,6 +229,44 @@ class Entry:
         return self.histories[setting]
 
 
+def entry_to_dict(entry: Entry) -> dict:
+    """petool's own JSON of an Entry: lossless (every field, unlike the authors' formats in
+    ``petool.formats``). What the store saves for an entry and a label, and how the app carries
+    the current entry between tabs; ``extra`` is the entry's own dict, not a copy."""
+    return {
+        "entry_id": entry.entry_id,
+        "query": entry.query,
+        "candidates": [t.to_json() for t in entry.candidates],
+        "ground_truth": entry.ground_truth.to_json(),
+        "histories": {s: [t.to_json() for t in turns] for s, turns in entry.histories.items()},
+        "history_length": entry.history_length,
+        "category": entry.category,
+        "cluster": list(entry.cluster),
+        "func": entry.func,
+        "preferred_tools": list(entry.preferred_tools),
+        "extra": entry.extra,
+    }
+
+
+def entry_from_dict(d: dict) -> Entry:
+    """Inverse of ``entry_to_dict``; raises ValueError naming the bad part."""
+    if not isinstance(d, dict) or not isinstance(d.get("query"), str):
+        raise ValueError("a stored entry must be an object with a string 'query'")
+    return Entry(
+        entry_id=d.get("entry_id"),
+        query=d["query"],
+        candidates=[Tool.from_json(t) for t in d.get("candidates") or []],
+        ground_truth=ToolCall.from_json(d.get("ground_truth") or {"tool_name": "", "parameters": {}}),
+        histories={s: [Turn.from_json(t) for t in turns] for s, turns in (d.get("histories") or {}).items()},
+        history_length=d.get("history_length"),
+        category=d.get("category"),
+        cluster=list(d.get("cluster") or []),
+        func=d.get("func"),
+        preferred_tools=list(d.get("preferred_tools") or []),
+        extra=dict(d.get("extra") or {}),
+    )
+
+
 @dataclass
 class Generation:
     """What a model returned for one prompt, with the cost of getting it and how it was made.

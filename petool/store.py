@@ -3,7 +3,7 @@
 Labels are human work and must never be lost: the database runs in WAL mode, every write is
 one short transaction, labels are append-only (a relabel is a new row; pairs.py decides which
 row counts; an undo or edit appends a withdrawal, never changes the label), all SQL is parameterised, and the schema evolves only through the numbered
-migrations below, each applied once and recorded in ``_migrations``.
+migrations of ``petool.migrations``, each applied once and recorded in ``_migrations``.
 """
 
 from __future__ import annotations
@@ -12,12 +12,23 @@ import hashlib
 import json
 import sqlite3
 import threading
-import weakref
+from collections.abc import Iterable
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
-from petool.schema import ALL_SETTINGS, Entry, PreferenceExample, Tool, ToolCall, Turn
+from petool.evaluate import read_run_folder
+from petool.migrations import apply_migrations
+from petool.pairs import PairPolicy, pairs_from_labels
+from petool.schema import (
+    ALL_SETTINGS,
+    Entry,
+    PreferenceExample,
+    ToolCall,
+    entry_from_dict,
+    entry_to_dict,
+)
+from petool.sqlite_file import SqliteFile
 
 VERDICTS = ("A", "B", "tie", "both_bad")
 """A better, B better, tie, both bad."""
@@ -32,152 +43,9 @@ MAX_TAG_CHARS = 100
 """Limits on what one label may hold: a label is a judgement, not a file store."""
 
 
-# ---------------------------------------------------------------- migrations
-
-
-def _m1_initial(db) -> None:
-    # Every statement is idempotent (IF NOT EXISTS), so a migration interrupted before its
-    # transaction committed (an old database, a crash) simply runs again.
-    db["users"].create(
-        {"id": int, "name": str, "profile": str, "created": str},
-        pk="id",
-        not_null=["name", "created"],
-        if_not_exists=True,
-    )
-    db["users"].create_index(["name"], unique=True, if_not_exists=True)
-    db["entries"].create(
-        {"id": int, "key": str, "source": str, "user_id": int, "entry": str, "created": str, "updated": str},
-        pk="id",
-        not_null=["key", "source", "entry", "created"],
-        foreign_keys=[("user_id", "users", "id")],
-        if_not_exists=True,
-    )
-    db["entries"].create_index(["source", "key"], unique=True, if_not_exists=True)
-    db["runs"].create(
-        {
-            "id": str, "model": str, "adapter": str, "mode": str, "style": str, "settings": str,
-            "data_path": str, "scorer_version": str, "benchmark_version": str, "created": str,
-            "run_dir": str, "config": str, "metrics": str,
-        },
-        pk="id",
-        not_null=["created"],
-        if_not_exists=True,
-    )
-    db["predictions"].create(
-        {
-            "id": int, "run_id": str, "entry_id": str, "setting": str, "model": str, "raw": str,
-            "call": str, "tool_ok": int, "params_ok": int, "error": str, "param_error": str,
-            "latency_s": float, "prompt_tokens": int, "output_tokens": int, "category": str,
-            "history_length": int,
-        },
-        pk="id",
-        not_null=["run_id", "entry_id", "setting"],
-        foreign_keys=[("run_id", "runs", "id")],
-        if_not_exists=True,
-    )
-    db["predictions"].create_index(["run_id", "entry_id", "setting"], unique=True, if_not_exists=True)
-    db["labels"].create(
-        {
-            "id": int, "annotator": str, "created": str, "entry_key": str, "entry": str,
-            "setting": str, "query": str, "prompt": str, "model_a": str, "model_b": str,
-            "call_a": str, "call_b": str, "raw_a": str, "raw_b": str, "blind": int,
-            "verdict": str, "tags": str, "comment": str, "gold_call": str,
-        },
-        pk="id",
-        not_null=["annotator", "created", "entry_key", "setting", "verdict"],
-        if_not_exists=True,
-    )
-    db["labels"].create_index(["entry_key", "setting"], if_not_exists=True)
-    db["train_jobs"].create(
-        {
-            "id": int, "created": str, "updated": str, "status": str, "pid": int, "command": str,
-            "log_path": str, "output_dir": str, "progress": float, "step": int, "total_steps": int,
-            "losses": str, "message": str, "config": str,
-        },
-        pk="id",
-        not_null=["created", "status"],
-        if_not_exists=True,
-    )
-    # Append-only, enforced by the database itself and not only by this module's API.
-    db.execute(
-        "CREATE TRIGGER IF NOT EXISTS labels_no_update BEFORE UPDATE ON labels "
-        "BEGIN SELECT RAISE(ABORT, 'labels are append-only'); END"
-    )
-    db.execute(
-        "CREATE TRIGGER IF NOT EXISTS labels_no_delete BEFORE DELETE ON labels "
-        "BEGIN SELECT RAISE(ABORT, 'labels are append-only'); END"
-    )
-
-
-def _m2_label_withdrawals(db) -> None:
-    # Undo and edit without touching a label: a withdrawal row says "this label no longer
-    # counts" (and, for an edit, which label replaced it). Append-only like the labels.
-    db["label_withdrawals"].create(
-        {"label_id": int, "annotator": str, "created": str, "replaced_by": int},
-        pk="label_id",
-        not_null=["annotator", "created"],
-        foreign_keys=[("label_id", "labels", "id"), ("replaced_by", "labels", "id")],
-        if_not_exists=True,
-    )
-    db.execute(
-        "CREATE TRIGGER IF NOT EXISTS label_withdrawals_no_update BEFORE UPDATE ON label_withdrawals "
-        "BEGIN SELECT RAISE(ABORT, 'label withdrawals are append-only'); END"
-    )
-    db.execute(
-        "CREATE TRIGGER IF NOT EXISTS label_withdrawals_no_delete BEFORE DELETE ON label_withdrawals "
-        "BEGIN SELECT RAISE(ABORT, 'label withdrawals are append-only'); END"
-    )
-
-
-MIGRATIONS: list[tuple[int, str, Callable]] = [
-    (1, "initial", _m1_initial),
-    (2, "label withdrawals (undo and edit)", _m2_label_withdrawals),
-]
-"""Numbered schema changes, applied in order; never edit one that has shipped, add the next."""
-
-
 def now() -> str:
     """UTC time as ISO 8601 with seconds, the one time format the store writes."""
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-
-# ---------------------------------------------------------------- entries as JSON
-
-
-def entry_to_dict(entry: Entry) -> dict:
-    """A lossless JSON dict of an Entry (every field, unlike the authors' formats)."""
-    return {
-        "entry_id": entry.entry_id,
-        "query": entry.query,
-        "candidates": [t.to_json() for t in entry.candidates],
-        "ground_truth": entry.ground_truth.to_json(),
-        "histories": {s: [t.to_json() for t in turns] for s, turns in entry.histories.items()},
-        "history_length": entry.history_length,
-        "category": entry.category,
-        "cluster": list(entry.cluster),
-        "func": entry.func,
-        "preferred_tools": list(entry.preferred_tools),
-        "extra": entry.extra,
-    }
-
-
-def entry_from_dict(d: dict) -> Entry:
-    """Inverse of ``entry_to_dict``; raises ValueError naming the bad part."""
-    if not isinstance(d, dict) or not isinstance(d.get("query"), str):
-        raise ValueError("a stored entry must be an object with a string 'query'")
-    return Entry(
-        entry_id=d.get("entry_id"),
-        query=d["query"],
-        candidates=[Tool.from_json(t) for t in d.get("candidates") or []],
-        ground_truth=ToolCall.from_json(d.get("ground_truth") or {"tool_name": "", "parameters": {}}),
-        histories={s: [Turn.from_json(t) for t in turns] for s, turns in (d.get("histories") or {}).items()},
-        history_length=d.get("history_length"),
-        category=d.get("category"),
-        cluster=list(d.get("cluster") or []),
-        func=d.get("func"),
-        preferred_tools=list(d.get("preferred_tools") or []),
-        extra=dict(d.get("extra") or {}),
-    )
 
 
 def _dumps(value: Any) -> str | None:
@@ -204,240 +72,26 @@ def _call_json(call: Any) -> str | None:
 # ---------------------------------------------------------------- the store
 
 
-def _retry_when_locked(fn: Callable[[], None], seconds: float = 30.0) -> None:
-    """Run ``fn`` again while SQLite answers "database is locked", for up to ``seconds``.
-
-    A new file starts in rollback-journal mode: a start that reads it while another start is
-    migrating cannot then take the write lock to switch to WAL, and SQLite answers at once
-    instead of calling the busy handler (it would deadlock). Both steps are idempotent.
-    """
-    import time
-
-    deadline = time.monotonic() + seconds
-    while True:
-        try:
-            return fn()
-        except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) or time.monotonic() > deadline:
-                raise
-            time.sleep(0.05)
-
-
 LABEL_SUMMARY_COLUMNS = (
     "id", "annotator", "created", "entry_key", "setting", "query", "prompt", "model_a", "model_b",
     "call_a", "call_b", "raw_a", "raw_b", "blind", "verdict", "gold_call",
 )
 """What the pairs and the dashboards read of a label: everything but its stored entry, tags and comment."""
 
-CACHE_KEYS = 256
-"""Derived views kept at once (one per view and filter choice); the oldest goes first."""
-
-
-class StoreDamaged(sqlite3.DatabaseError):
-    """The database file is not a sound SQLite database; the message names the file."""
-
-
-class Store:
-    """One SQLite file (or ``":memory:"``) with petool's tables.
-
-    Writes go through one connection (``db``) under a lock: SQLite serialises writers anyway,
-    and the lock keeps each transaction short and whole. Reads go through a connection of their
-    own per thread, so a long read never waits on the lock nor holds it: in WAL mode a reader
-    sees the last commit while the writer goes on. (An in-memory database exists on one
-    connection only, so there reads share the writer's.) Other processes (a training job)
-    write through their own Store.
-
-    Derived views (the DPO pairs, dashboard figures) are cached against what they were
-    computed from (``memo``), so a page that many visitors reload costs one computation per
-    change of the data, not one per request.
-    """
+class Store(SqliteFile):
+    """petool's tables in one SQLite file (or ``":memory:"``), migrated to the latest schema on
+    opening; ``SqliteFile`` says how the writer, the readers and the cache share it."""
 
     def __init__(self, path: str | Path = ":memory:"):
-        import sqlite_utils
-
-        self.path = str(path)
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
-        self.db = sqlite_utils.Database(conn)
-        self._lock = threading.RLock()
-        self._local = threading.local()
-        self._readers: list[tuple[weakref.ref, sqlite3.Connection]] = []
-        self._readers_lock = threading.Lock()
-        self._version_conn: sqlite3.Connection | None = None
-        self._version_lock = threading.Lock()
-        self._cache: dict = {}
-        self._cache_lock = threading.Lock()
         self._label_summaries: list[dict] = []
         self._label_summaries_at: Any = None
         self._label_summaries_lock = threading.Lock()
-        with self._lock:
-            self.db.execute("PRAGMA foreign_keys = ON")
-            self.db.execute("PRAGMA busy_timeout = 30000")
-            try:
-                _retry_when_locked(self._start)
-            except sqlite3.DatabaseError as exc:
-                conn.close()
-                if isinstance(exc, StoreDamaged):
-                    raise
-                if isinstance(exc, sqlite3.OperationalError):  # cannot open, locked, disk I/O: name the file
-                    raise sqlite3.OperationalError(f"{self.path}: {exc}") from exc
-                raise StoreDamaged(f"{self.path}: not a sound SQLite database ({exc}); restore a backup") from None
-
-    def _start(self) -> None:
-        if self.path != ":memory:":
-            self._check_sound()
-            self.db.enable_wal()
-        self.migrate()
-
-    def _check_sound(self) -> None:
-        """``PRAGMA quick_check`` before anything writes: a damaged page is refused at the start,
-        naming the file, instead of failing some later read or being written over."""
-        problems = [str(r[0]) for r in self.db.conn.execute("PRAGMA quick_check").fetchall()]
-        if problems != ["ok"]:
-            shown = " ".join("; ".join(problems[:3]).split()) + ("; …" if len(problems) > 3 else "")
-            raise StoreDamaged(f"{self.path}: not a sound SQLite database (quick_check: {shown}); restore a backup")
-
-    def backup(self, target: str | Path) -> Path:
-        """A consistent copy of the whole database at ``target`` (SQLite's online backup API),
-        taken while writes wait; returns ``target``."""
-        target = Path(target)
-        copy = sqlite3.connect(str(target))
-        try:
-            with self._lock:
-                self.db.conn.backup(copy)
-        finally:
-            copy.close()
-        return target
-
-    def close(self) -> None:
-        with self._readers_lock:
-            readers, self._readers = self._readers, []
-        for _, conn in readers:
-            conn.close()
-        with self._version_lock:
-            if self._version_conn is not None:
-                self._version_conn.close()
-                self._version_conn = None
-        with self._lock:
-            self.db.conn.close()
-
-    # -- reading beside the writer
-
-    @property
-    def in_memory(self) -> bool:
-        return self.path == ":memory:"
-
-    def _reader(self) -> sqlite3.Connection | None:
-        """This thread's read-only connection (None for an in-memory database: reads share the writer)."""
-        if self.in_memory:
-            return None
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
-            conn.execute("PRAGMA query_only = ON")
-            conn.execute("PRAGMA busy_timeout = 30000")
-            self._local.conn = conn
-            with self._readers_lock:
-                # A server's worker threads come and go: close the connections of finished ones.
-                alive = []
-                for ref, other in self._readers:
-                    thread = ref()
-                    if thread is None or not thread.is_alive():
-                        other.close()
-                    else:
-                        alive.append((ref, other))
-                self._readers = [*alive, (weakref.ref(threading.current_thread()), conn)]
-        return conn
-
-    def version(self) -> Any:
-        """A value that changes whenever anything is committed to the database, by this Store or
-        by any other connection or process (``PRAGMA data_version`` on a connection of its own,
-        which therefore sees this Store's writes as another connection's)."""
-        if self.in_memory:
-            with self._lock:
-                return ("memory", self.db.conn.total_changes)
-        with self._version_lock:
-            if self._version_conn is None:
-                self._version_conn = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
-                self._version_conn.execute("PRAGMA query_only = ON")
-            return self._version_conn.execute("PRAGMA data_version").fetchone()[0]
-
-    def memo(self, key: Any, stamp: Any, compute: Callable[[], Any]) -> Any:
-        """``compute()``, cached under ``key`` for as long as ``stamp`` (what it was derived from:
-        a version, a last label id, a fingerprint) stays the same. Callers asking for the same key
-        at once wait for one computation instead of each running their own."""
-        with self._cache_lock:
-            slot = self._cache.get(key)
-            if slot is None:
-                slot = self._cache[key] = {"lock": threading.Lock(), "stamp": None, "value": None, "ready": False}
-            else:  # most recently used last, so the oldest is dropped first
-                self._cache[key] = self._cache.pop(key)
-            if slot["ready"] and slot["stamp"] == stamp:
-                return slot["value"]
-            while len(self._cache) > CACHE_KEYS:
-                self._cache.pop(next(iter(self._cache)))
-        with slot["lock"]:
-            if slot["ready"] and slot["stamp"] == stamp:
-                return slot["value"]
-            value = compute()
-            slot.update(stamp=stamp, value=value, ready=True)
-            return value
-
-    def cached(self, key: Any, compute: Callable[[], Any]) -> Any:
-        """``compute()`` once per change of the database (``version``), under ``key``."""
-        return self.memo(key, self.version(), compute)
-
-    # -- schema
+        super().__init__(path, prepare=self.migrate)
 
     def migrate(self) -> list[int]:
         """Apply the migrations not yet recorded; returns the numbers applied now."""
-        applied = []
         with self._lock:
-            for number, name, fn in MIGRATIONS:
-                if self._migrated(number):
-                    continue
-                # One explicit transaction per migration: sqlite3 does not open one for DDL by
-                # itself, and a crash halfway must leave the schema as it was (or, for an old
-                # half-applied database, the idempotent statements finish the job). BEGIN
-                # IMMEDIATE takes the write lock first, so starts racing on a new file wait in turn.
-                with self.db.conn:
-                    self.db.conn.execute("BEGIN IMMEDIATE")
-                    self.db["_migrations"].create({"id": int, "name": str, "applied": str}, pk="id", if_not_exists=True)
-                    if self._migrated(number):  # another process got there while we waited
-                        continue
-                    fn(self.db)
-                    self.db.conn.execute(
-                        "INSERT INTO _migrations (id, name, applied) VALUES (?, ?, ?)", [number, name, now()]
-                    )
-                applied.append(number)
-        return applied
-
-    def _migrated(self, number: int) -> bool:
-        try:
-            return self.db.conn.execute("SELECT 1 FROM _migrations WHERE id = ?", [number]).fetchone() is not None
-        except sqlite3.OperationalError:  # no _migrations table yet: a new database
-            return False
-
-    def integrity(self) -> str:
-        """``PRAGMA integrity_check``: ``"ok"`` for a sound database, else SQLite's list of problems."""
-        with self._lock:
-            rows = self.db.conn.execute("PRAGMA integrity_check").fetchall()
-        return "; ".join(str(r[0]) for r in rows)
-
-    def schema(self) -> dict[str, list[str]]:
-        """Table name -> column names, for the exact-schema test and the About tab."""
-        with self._lock:
-            return {t: [c.name for c in self.db[t].columns] for t in sorted(self.db.table_names())}
-
-    def _rows(self, sql: str, params: Iterable = ()) -> list[dict]:
-        conn = self._reader()
-        if conn is None:
-            with self._lock:
-                return list(self.db.query(sql, list(params)))
-        cur = conn.execute(sql, list(params))
-        names = [d[0] for d in cur.description]
-        return [dict(zip(names, row)) for row in cur.fetchall()]
+            return apply_migrations(self.db, now)
 
     def _insert(self, table: str, row: dict) -> int:
         with self._lock, self.db.conn:
@@ -599,13 +253,10 @@ class Store:
             )
         return run_id
 
-    def schema_columns(self, table: str) -> list[str]:
-        # Read beside the writer: a filter check must not queue behind a long import.
-        return [r["name"] for r in self._rows("SELECT name FROM pragma_table_info(?) ORDER BY cid", [table])]
-
     def import_run(self, run_dir: str | Path, run_id: str | None = None, with_entries: bool = True,
                    replace: bool = False) -> str:
-        """Load a ``petool eval`` output folder (config.json, metrics.json, predictions.jsonl).
+        """Load a ``petool eval`` output folder (config.json, metrics.json, predictions.jsonl), as
+        ``evaluate.read_run_folder`` reads it.
 
         The run id is ``run_id``, else config.json's ``run_id``, else the folder's name. The
         entries the run scored are saved too (source ``run:<id>``, marked ``split: test``)
@@ -619,64 +270,12 @@ class Store:
             ValueError: naming the missing file, the bad line, an empty predictions file, or
                 the run id already stored (``RunExists``).
         """
-        run_dir = Path(run_dir)
-        pred_path = run_dir / "predictions.jsonl"
-        if not pred_path.is_file():
-            raise ValueError(f"{run_dir}: no predictions.jsonl here; is this a `petool eval` output folder?")
-        config = _read_json_file(run_dir / "config.json")
-        metrics = _read_json_file(run_dir / "metrics.json")
-        predictions = []
-        for n, line in enumerate(_read_text(pred_path).splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{pred_path}: line {n} is not valid JSON ({exc.msg})") from None
-            if not isinstance(row, dict) or "entry_id" not in row or not isinstance(row.get("setting"), str):
-                raise ValueError(f"{pred_path.name}: line {n} lacks entry_id or a string setting")
-            predictions.append(row)
-        if not predictions:
-            raise ValueError(f"{pred_path.name} holds no predictions: nothing to import (is it the right file?)")
-        cfg = config.get("config", config)
-        cfg = cfg if isinstance(cfg, dict) else {}
-        models = sorted({str(p.get("model")) for p in predictions if p.get("model")})
-        settings = sorted({p["setting"] for p in predictions})
-        run_id = run_id or str(config.get("run_id") or run_dir.name)
-        data_path = cfg.get("data") or cfg.get("data_path")
-        data_path = data_path if isinstance(data_path, str) else None
-        self.save_run(
-            {
-                "id": run_id,
-                "model": cfg.get("model") or ", ".join(models),
-                "adapter": cfg.get("adapter"),
-                "mode": cfg.get("mode"),
-                "style": cfg.get("style"),
-                "settings": settings,
-                "data_path": data_path,
-                "scorer_version": _str_or_none(config.get("scorer_version") or cfg.get("scorer_version")),
-                "benchmark_version": _str_or_none(config.get("benchmark_version") or cfg.get("benchmark_version")),
-                "created": config.get("created") or now(),
-                "run_dir": str(run_dir),
-                "config": config,
-                "metrics": metrics,
-            },
-            predictions,
-            replace=replace,
-        )
-        if with_entries and data_path and Path(data_path).exists():
-            from petool.formats import load_entries
-
-            wanted = {str(p["entry_id"]) for p in predictions}
-            try:
-                loaded = load_entries(data_path).entries
-            except ValueError:
-                loaded = []
-            kept = [e for e in loaded if e.key in wanted]
-            for e in kept:
-                # Evaluated entries are test data: labels on them must never become training pairs.
-                e.extra.setdefault("split", "test")
-            self.save_entries(kept, source=f"run:{run_id}")
+        folder = read_run_folder(run_dir, run_id)
+        run_id = self.save_run(folder.run, folder.predictions, replace=replace)
+        if with_entries:
+            entries = folder.entries()
+            if entries is not None:
+                self.save_entries(entries, source=f"run:{run_id}")
         return run_id
 
     def runs(self) -> list[dict]:
@@ -921,8 +520,6 @@ class Store:
     def preference_examples(self, policy=None) -> list[PreferenceExample]:
         """DPO pairs derived from every label by ``pairs.pairs_from_labels``, computed once per
         new label or withdrawal (and policy), from the labels without their stored entries."""
-        from petool.pairs import PairPolicy, pairs_from_labels
-
         policy = policy or PairPolicy()
         labels = self.current_labels()
         return list(self.memo(("preference_examples", policy), self.labels_stamp(), lambda: pairs_from_labels(labels, policy)))
@@ -1001,23 +598,6 @@ def _prediction_row(p: dict, run_id: str, cols: list[str]) -> list:
     return [p.get(c) for c in cols]
 
 
-def _read_json_file(path: Path) -> dict:
-    if not path.is_file():
-        return {}
-    try:
-        value = json.loads(_read_text(path))
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
-    return value if isinstance(value, dict) else {}
-
-
-def _read_text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{path.name}: not UTF-8 text (bad byte at offset {exc.start})") from None
-
-
 def check_annotator(name: Any) -> str:
     """The annotator name, stripped; ValueError when empty, too long or holding control characters."""
     name = name.strip() if isinstance(name, str) else ""
@@ -1028,7 +608,3 @@ def check_annotator(name: Any) -> str:
     if any(ord(ch) < 32 or ord(ch) == 127 for ch in name):
         raise ValueError("the annotator name must not contain control characters (newlines, tabs, ...)")
     return name
-
-
-def _str_or_none(value: Any) -> str | None:
-    return None if value is None else str(value)

@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from petool.appconfig import AppConfig
-from petool.store import entry_to_dict
+from petool.schema import entry_to_dict
 from petool.ui import compare
 from petool.ui.services import BASE, TUNED
 from petool.ui.uploads import CLIENT_COOKIE, UPLOAD_ROUTE

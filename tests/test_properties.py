@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from petool.formats import entry_from_json, load_entries
 from petool.parsing import parse_call
-from petool.schema import Entry, ToolCall
-from petool.store import LABEL_SETTINGS, VERDICTS, Store, entry_to_dict
+from petool.schema import Entry, ToolCall, entry_to_dict
+from petool.store import LABEL_SETTINGS, VERDICTS, Store
 from petool.ui import builder, compare
 from tests.test_store import make_entry
 

@@ -29,8 +29,9 @@ from petool.appconfig import AppConfig
 from petool.call_grammar import CallGrammar
 from petool.call_repair import close_call
 from petool.decoding import constrained_generate
-from petool.schema import Generation
-from petool.store import MIGRATIONS, Store, entry_to_dict
+from petool.migrations import MIGRATIONS
+from petool.schema import Generation, entry_to_dict
+from petool.store import Store
 from petool.ui import compare, dash, export
 from petool.ui.common import MAX_TURNS, acting_user, logged_in
 from petool.ui.services import BASE, TUNED, Services, _build_generated
@@ -127,7 +128,7 @@ def test_sigkill_of_the_app_mid_labelling(tmp_path):
 
 
 def test_an_interrupted_migration_is_finished_on_the_next_start(tmp_path, monkeypatch):
-    import petool.store as store_mod
+    import petool.migrations as store_mod
 
     def half(db):
         db["users"].create({"id": int, "name": str}, pk="id")  # the first statement runs...

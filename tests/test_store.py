@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from pathlib import Path
 
 import pytest
 
-from petool.schema import Entry, Tool, ToolCall, Turn
-from petool.store import MIGRATIONS, RunExists, Store, entry_from_dict, entry_to_dict
+from petool.migrations import MIGRATIONS
+from petool.schema import Entry, Tool, ToolCall, Turn, entry_from_dict, entry_to_dict
+from petool.store import RunExists, Store
+from tests.fixtures.entries import WEATHER_A, empty_history_entry, weather_entry
 
 EXPECTED_SCHEMA = {
     "_migrations": ["id", "name", "applied"],
@@ -78,6 +81,35 @@ def test_wal_mode(store):
 def test_entry_roundtrip_is_lossless():
     e = make_entry()
     assert entry_from_dict(json.loads(json.dumps(entry_to_dict(e)))) == e
+
+
+def _entry_with_extra() -> Entry:
+    """Every optional field set: extra with a user, a split and nested values; odd parameter values."""
+    e = weather_entry()
+    e.ground_truth = ToolCall(WEATHER_A, {"city": "Rome", "days": 5.5, "tags": ["a", None], "opts": {}})
+    e.extra = {"user": {"name": "Zoë", "likes": ["SkyCast Pro"]}, "split": "train", "num_tools_combined": "2",
+               "api_ground_truth": {"category_name": "Weather", "tool_name": "SkyCast Pro"}}
+    return e
+
+
+GOLDEN_ENTRIES = {"weather": weather_entry, "empty": empty_history_entry, "zurich": make_entry, "extra": _entry_with_extra}
+GOLDEN = Path(__file__).parent / "golden"
+
+
+@pytest.mark.parametrize("name", sorted(GOLDEN_ENTRIES))
+def test_a_stored_entry_keeps_its_json_text(store, name):
+    """The JSON text stored for an entry (a saved entry, a label's copy) is byte for byte what the
+    golden file holds, so databases written earlier read back the same and new rows equal old ones."""
+    entry = GOLDEN_ENTRIES[name]()
+    golden = (GOLDEN / f"stored_entry_{name}.json").read_text(encoding="utf-8").removesuffix("\n")
+    store.save_entry(entry, source="saved")
+    store.save_entries([entry], source="bulk")
+    add_pair_label(store, 1, entry=entry)
+    stored = [r[0] for r in store.db.execute("SELECT entry FROM entries ORDER BY id").fetchall()]
+    stored += [r[0] for r in store.db.execute("SELECT entry FROM labels").fetchall()]
+    assert stored == [golden] * 3
+    assert entry_from_dict(json.loads(golden)) == entry
+    assert store.get_entry(key=entry.key, source="saved") == entry
 
 
 def test_users_and_entries(store):

@@ -13,8 +13,7 @@ import pytest
 
 from petool import jobs
 from petool.appconfig import AppConfig, parse_auth
-from petool.schema import Tool
-from petool.store import entry_from_dict, entry_to_dict
+from petool.schema import Tool, entry_from_dict, entry_to_dict
 from petool.ui import builder, compare, dash, errors, export
 from petool.ui.render import call_html, esc, param_rows
 from petool.ui.services import BASE, GENERATED, SAVED, TUNED, Services, _build_generated

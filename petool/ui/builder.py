@@ -1,6 +1,6 @@
 """Tab "Build": pick or create a user, edit the history per setting, the query, the candidates.
 
-The current entry travels between tabs as a plain dict (``store.entry_to_dict``) in a gr.State;
+The current entry travels between tabs as a plain dict (``schema.entry_to_dict``) in a gr.State;
 the handlers below take and return such dicts, so they run without gradio in tests.
 """
 
@@ -14,8 +14,7 @@ from typing import Any
 
 from petool.models import DEFAULT_STYLE
 from petool.prompts import STYLES, build_messages
-from petool.schema import ALL_SETTINGS, SETTINGS, Entry, Tool, ToolCall, Turn
-from petool.store import entry_from_dict, entry_to_dict
+from petool.schema import ALL_SETTINGS, SETTINGS, Entry, Tool, ToolCall, Turn, entry_from_dict, entry_to_dict
 from petool.ui.common import MAX_CANDIDATES, MAX_JSON_CHARS, MAX_TURNS, check_text, require_user
 from petool.ui.render import esc, gold_known, md_text
 from petool.ui.services import DEV, SAVED, Services, load_catalog
