@@ -92,11 +92,11 @@ def test_a_finished_jobs_adapter_is_compared_then_evaluated_on_a_sample(app, bro
 
         # Pairs & training: a sample size out of bounds is refused next to the button, nothing runs
         page.get_by_role("tab", name="Pairs & training").click()
-        choose(page, "e-adapter", choice)
-        size = page.locator("#e-n input")
+        choose(page, "s-adapter", choice)
+        size = page.locator("#s-n input")
         size.fill("0")
-        page.click("#e-run")
-        expect(page.locator("#e-msg")).to_contain_text("from 1 to 50 entries")
+        page.click("#s-run")
+        expect(page.locator("#s-msg")).to_contain_text("from 1 to 50 entries")
         assert not [r for r in services.store.runs() if r["id"].startswith("sample-")]
         assert page.evaluate(ERROR_BADGES_JS) == []
         # then evaluated on 5 entries: progress while it runs (each answer slowed down to be seen),
@@ -110,11 +110,11 @@ def test_a_finished_jobs_adapter_is_compared_then_evaluated_on_a_sample(app, bro
 
         monkeypatch.setattr(model, "generate", slowly)
         size.fill("5")
-        page.click("#e-run")
-        expect(page.locator("#e-msg")).to_contain_text("Evaluating model")
-        expect(page.locator("#e-msg")).to_contain_text("new answers")
-        expect(page.locator("#e-msg")).to_contain_text("Done", timeout=60_000)
-        table = page.locator("#e-table")
+        page.click("#s-run")
+        expect(page.locator("#s-msg")).to_contain_text("Evaluating model")
+        expect(page.locator("#s-msg")).to_contain_text("new answers")
+        expect(page.locator("#s-msg")).to_contain_text("Done", timeout=60_000)
+        table = page.locator("#s-table")
         for model in ("fake-base", "fake-base+fake-adapter", f"fake-base+{choice}"):
             expect(table).to_contain_text(model)
         expect(table).to_contain_text("100.0%")

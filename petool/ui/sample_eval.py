@@ -246,16 +246,16 @@ def build(services: Services, session) -> dict:
     pools = pool_choices(services)
     with gr.Row(equal_height=True):
         adapter = gr.Dropdown(list(services.job_adapters()), value=None, label="adapter (finished DPO jobs)",
-                              allow_custom_value=True, scale=2, elem_id="e-adapter")
+                              allow_custom_value=True, scale=2, elem_id="s-adapter")
         pool = gr.Radio(pools, value=(DEV if DEV in pools else pools[0]) if pools else None, label="entries from",
-                        scale=2, elem_id="e-pool")
-        settings = gr.CheckboxGroup(list(ALL_SETTINGS), value=["r"], label="settings", scale=2, elem_id="e-settings")
+                        scale=2, elem_id="s-pool")
+        settings = gr.CheckboxGroup(list(ALL_SETTINGS), value=["r"], label="settings", scale=2, elem_id="s-settings")
         # No minimum/maximum here: gradio would refuse out-of-range values with an error
         # badge; check_request says why next to the button instead.
-        size = gr.Number(DEFAULT_SAMPLE, precision=0, label=f"sample size (1–{MAX_SAMPLE} entries)", scale=1, elem_id="e-n")
-        run_btn = gr.Button("Evaluate on the sample", variant="primary", scale=1, elem_id="e-run")
-    message = gr.Markdown("", elem_id="e-msg")
-    table = gr.Dataframe(headers=RESULT_HEADERS, value=[], interactive=False, label="accuracy on the sample", elem_id="e-table")
+        size = gr.Number(DEFAULT_SAMPLE, precision=0, label=f"sample size (1–{MAX_SAMPLE} entries)", scale=1, elem_id="s-n")
+        run_btn = gr.Button("Evaluate on the sample", variant="primary", scale=1, elem_id="s-run")
+    message = gr.Markdown("", elem_id="s-msg")
+    table = gr.Dataframe(headers=RESULT_HEADERS, value=[], interactive=False, label="accuracy on the sample", elem_id="s-table")
     request = gr.State(None)  # the checked request, held by the server for the run step
 
     def check(user, a, p, s, n):
