@@ -12,7 +12,7 @@ import json
 import os
 import platform
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -93,6 +93,7 @@ def evaluate(
     parse_mode: str = "robust",
     progress: bool = True,
     config: dict | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
 ) -> dict:
     """Run ``predictor`` on each entry in each setting, resuming a run already in ``out_dir``.
 
@@ -101,6 +102,8 @@ def evaluate(
         settings: any of p, r, c, none; an entry lacking a setting's history is skipped for it.
         out_dir: the run folder (created); predictions already there are kept and not redone.
         config: extra facts to record in config.json (data path, mode, style…).
+        on_progress: called with (answers done, answers to do) in this call after each answer
+            is stored (the app shows it); an exception it raises stops the run, which resumes later.
     Returns:
         The metrics dict also written to ``out_dir/metrics.json``.
     """
@@ -135,7 +138,7 @@ def evaluate(
     jobs = [(e, s) for e in chosen for s in settings if s in e.settings and (e.key, s) not in done]
     bar = _progress(len(jobs), progress, desc=predictor.name)
     with pred_path.open("a", encoding="utf-8") as f:
-        for entry, setting in jobs:
+        for answered, (entry, setting) in enumerate(jobs, 1):
             try:
                 generation, error = predictor.generate(entry, setting), ""
             except Exception as exc:  # one failing entry must not lose the rest of a long run
@@ -145,6 +148,8 @@ def evaluate(
             f.flush()
             if bar:
                 bar.update(1)
+            if on_progress:
+                on_progress(answered, len(jobs))
     if bar:
         bar.close()
     metrics = compute_metrics(read_predictions(pred_path))

@@ -517,6 +517,11 @@ class Store(SqliteFile):
         rows = self._rows("SELECT DISTINCT entry_key, setting FROM labels WHERE annotator = ?", [annotator])
         return {(r["entry_key"], r["setting"]) for r in rows}
 
+    def labelled_entry_keys(self) -> set[str]:
+        """Keys of every entry anyone has labelled, undone labels included (a job trained before
+        the undo still learnt from it): the entries DPO pairs may have been made of."""
+        return {r["entry_key"] for r in self._rows("SELECT DISTINCT entry_key FROM labels")}
+
     def preference_examples(self, policy=None) -> list[PreferenceExample]:
         """DPO pairs derived from every label by ``pairs.pairs_from_labels``, computed once per
         new label or withdrawal (and policy), from the labels without their stored entries."""

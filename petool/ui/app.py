@@ -128,7 +128,7 @@ def build_demo(config: AppConfig | None = None, services: Services | None = None
     """
     import gradio as gr
 
-    from petool.ui import builder, compare, dash, errors, export, labels
+    from petool.ui import builder, compare, dash, errors, export, labels, sample_eval
     from petool.ui.common import refusable, with_user
 
     config = config or AppConfig.from_env()
@@ -176,6 +176,7 @@ def build_demo(config: AppConfig | None = None, services: Services | None = None
                 c = compare.build(services, entry_state, annotator, session)
             with gr.Tab("Pairs & training", id="pairs", elem_id="tab-pairs") as pairs_tab:
                 p = export.build(services, session)
+                ev = sample_eval.build(services, session)
                 my = labels.build(services, annotator, session, p["policy"])
             with gr.Tab("Dashboards", id="dashboards", elem_id="tab-dashboards") as dash_tab:
                 d = dash.build(services, session)
@@ -186,7 +187,10 @@ def build_demo(config: AppConfig | None = None, services: Services | None = None
                 training_plot = gr.Plot(label="the adapter's training", elem_id="about-training")
         # Plots in hidden tabs render too small: draw them when their tab is opened.
         dash_tab.select(d["refresh"], d["inputs"], d["outputs"], api_visibility="private")
+        # runs stored since the page loaded (a sample evaluation) become filter choices
+        dash_tab.select(d["refresh_filters"], None, d["filters"], api_visibility="private", queue=False)
         pairs_tab.select(p["refresh"], None, p["outputs"], api_visibility="private")
+        pairs_tab.select(ev["refresh"], ev["outputs"], ev["outputs"], api_visibility="private", queue=False)
         pairs_tab.select(with_user(my["refresh"], 3), [*my["inputs"], session], my["outputs"], api_visibility="private")
         errors_tab.select(e["refresh"], None, e["outputs"], api_visibility="private")
         about_tab.select(with_user(lambda user: (about(config, services, user), adapter_training_figure(config)), 0), [session],

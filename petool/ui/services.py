@@ -132,22 +132,8 @@ class ModelService:
             if choice.startswith("baseline:"):
                 predictor = self._baseline(choice.removeprefix("baseline:"))
                 return _side(predictor, predictor.generate(entry, setting))
-            extra = self._extra_adapters().get(choice) if choice not in (BASE, TUNED) else None
-            if choice not in (BASE, TUNED) and extra is None:
-                raise ValueError(f"unknown model choice {choice!r}; valid: {', '.join(self.model_choices())}")
             predictor = self.predictor()
-            if choice != BASE and not predictor.has_adapter:
-                raise RuntimeError(self._load_error or f"no adapter is loaded, so there is no {choice} side")
-            weight = DEFAULT_RANK_PRIOR_WEIGHT if rank_prior is None else float(rank_prior)
-            if not 0 <= weight <= MAX_RANK_PRIOR:
-                raise ValueError(f"the ranking prior's weight must be between 0 and {MAX_RANK_PRIOR}, got {weight}")
-            with self._lock:  # one generation at a time on the shared model
-                if extra is not None:
-                    predictor.use_extra_adapter(choice, extra)  # a DPO job's adapter, beside the main one
-                elif predictor.has_adapter:
-                    predictor.use_adapter(True)  # the main adapter again, if a job's was in use
-                gen = predictor.generate(entry, setting, rank_prior=weight,
-                                         use_adapter=(choice != BASE) if predictor.has_adapter else None)
+            gen = self.generation(choice, entry, setting, rank_prior)
             side = _side(predictor, gen)
             if gen.tool_scores:
                 side.tool_choice = {"scores": gen.tool_scores, "bias": gen.tool_bias or {}}
@@ -159,10 +145,77 @@ class ModelService:
             log.exception("generation failed")
             return SideResult(choice, "", 0.0, error=f"{type(exc).__name__}: {exc}")
 
+    def generation(self, choice: str, entry: Entry, setting: str, rank_prior: float | None = None) -> Generation:
+        """The shared model's answer as ``choice`` (BASE, TUNED or a finished job's ``DPO job #N``):
+        switching to its adapter and generating are one step under the lock.
+
+        Raises:
+            ValueError: an unknown choice or a ranking-prior weight out of range.
+            RuntimeError: the model cannot load, or there is no adapter for a tuned choice.
+        """
+        predictor, extra = self._language_model(choice)
+        weight = DEFAULT_RANK_PRIOR_WEIGHT if rank_prior is None else float(rank_prior)
+        if not 0 <= weight <= MAX_RANK_PRIOR:
+            raise ValueError(f"the ranking prior's weight must be between 0 and {MAX_RANK_PRIOR}, got {weight}")
+        with self._lock:  # one generation at a time on the shared model
+            self._switch(predictor, choice, extra)
+            return predictor.generate(entry, setting, rank_prior=weight,
+                                      use_adapter=(choice != BASE) if predictor.has_adapter else None)
+
+    def side_predictor(self, choice: str) -> ChoicePredictor:
+        """``choice`` of the shared model as a Predictor of its own (for ``petool.evaluate``)."""
+        predictor, extra = self._language_model(choice)
+        with self._lock:
+            self._switch(predictor, choice, extra)
+            name = predictor.name
+        return ChoicePredictor(self, choice, name)
+
+    def _language_model(self, choice: str) -> tuple[Predictor, Path | None]:
+        """The shared predictor and, for a job's choice, its adapter folder (None otherwise)."""
+        extra = self._extra_adapters().get(choice) if choice not in (BASE, TUNED) else None
+        if choice not in (BASE, TUNED) and extra is None:
+            raise ValueError(f"unknown model choice {choice!r}; valid: {', '.join(self.model_choices())}")
+        predictor = self.predictor()
+        if choice != BASE and not predictor.has_adapter:
+            raise RuntimeError(self._load_error or f"no adapter is loaded, so there is no {choice} side")
+        return predictor, extra
+
+    @staticmethod
+    def _switch(predictor: Predictor, choice: str, extra: Path | None) -> None:
+        """Put the adapter ``choice`` names in use (the caller holds the lock)."""
+        if extra is not None:
+            predictor.use_extra_adapter(choice, extra)  # a DPO job's adapter, beside the main one
+        elif predictor.has_adapter:
+            predictor.use_adapter(choice != BASE)  # the main adapter (or none), if a job's was in use
+
     def _baseline(self, rule: str) -> Predictor:
         if rule not in self._baselines:
             self._baselines[rule] = build_predictor(ModelSpec("baseline", rule, f"baseline:{rule}"))
         return self._baselines[rule]
+
+
+class ChoicePredictor:
+    """One choice of the shared model (base, shipped adapter, a job's adapter) as a Predictor:
+    each call switches to its adapter under the model's lock, so comparisons can run between
+    the calls of an evaluation."""
+
+    has_adapter = False
+
+    def __init__(self, service: ModelService, choice: str, name: str):
+        self.service, self.choice, self._name = service, choice, name
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def describe(self) -> dict:
+        return {"name": self.name, "choice": self.choice}
+
+    def generate(self, entry: Entry, setting: str, *, rank_prior: float | None = None,
+                 use_adapter: bool | None = None) -> Generation:
+        if use_adapter is not None:
+            raise ValueError(f"{self.choice} is one side of the shared model; choose another side instead of use_adapter")
+        return self.service.generation(self.choice, entry, setting, rank_prior)
 
 
 def _side(predictor: Predictor, gen: Generation) -> SideResult:
