@@ -3,7 +3,7 @@ PY ?= python3
 VENV ?= .venv
 BIN = $(VENV)/bin
 
-.PHONY: install app test test-all browser-deps
+.PHONY: install app test test-all lint browser-deps
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -20,7 +20,11 @@ browser-deps:
 app: install
 	$(BIN)/python app.py
 
-test: install browser-deps
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+test: install browser-deps lint
 	$(BIN)/python -m pytest -q -m "not slow"
 
 test-all: install browser-deps

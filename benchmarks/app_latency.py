@@ -163,9 +163,13 @@ def main() -> int:
 
         params, hidden, inner = model_shape(config.model)
         gemm, gemv = matmul_rates(hidden, inner)
-        print(f"\nmodel: {params / 1e6:.0f} M parameters; measured here: matmul {gemm / 1e9:.1f} GFLOP/s, "
-              f"matrix-vector {gemv / 1e9:.1f} GFLOP/s")
-        print(f"{'entry':>8} {'both (s)':>9} {'floor (s)':>9} {'ratio':>6} {'first side (s)':>14} {'side A call (s)':>15} {'ratio':>6}  note")
+        print(
+            f"\nmodel: {params / 1e6:.0f} M parameters; measured here: matmul {gemm / 1e9:.1f} GFLOP/s, "
+            f"matrix-vector {gemv / 1e9:.1f} GFLOP/s"
+        )
+        print(
+            f"{'entry':>8} {'both (s)':>9} {'floor (s)':>9} {'ratio':>6} {'first side (s)':>14} {'side A call (s)':>15} {'ratio':>6}  note"
+        )
         warm_ratios, first_ratios = [], []
         for i in range(args.entries):
             key = keys[i]
@@ -178,11 +182,15 @@ def main() -> int:
             if warm:
                 warm_ratios.append(total / floor)
                 first_ratios.append(first / a.latency_s)
-            print(f"{key:>8} {total:9.2f} {floor:9.2f} {total / floor:6.2f} {first:14.2f} {a.latency_s:15.2f} "
-                  f"{first / a.latency_s:6.2f}  {'warm' if warm else 'first call: loads the model'}")
+            print(
+                f"{key:>8} {total:9.2f} {floor:9.2f} {total / floor:6.2f} {first:14.2f} {a.latency_s:15.2f} "
+                f"{first / a.latency_s:6.2f}  {'warm' if warm else 'first call: loads the model'}"
+            )
         if warm_ratios:
-            print(f"warm comparison / floor: median {statistics.median(warm_ratios):.2f} (target <= 1.5); "
-                  f"first side on screen / its call: median {statistics.median(first_ratios):.2f} (setting {args.setting})")
+            print(
+                f"warm comparison / floor: median {statistics.median(warm_ratios):.2f} (target <= 1.5); "
+                f"first side on screen / its call: median {statistics.median(first_ratios):.2f} (setting {args.setting})"
+            )
         return 0
     finally:
         demo.close()

@@ -49,8 +49,9 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_app(db_path: str | Path, port: int | None = None, log_path: str | Path | None = None, timeout_s: float = 180,
-              extra_env: dict | None = None) -> tuple[subprocess.Popen, str]:
+def start_app(
+    db_path: str | Path, port: int | None = None, log_path: str | Path | None = None, timeout_s: float = 180, extra_env: dict | None = None
+) -> tuple[subprocess.Popen, str]:
     """``python app.py`` with a rule-baseline model and its own database; returns (process, url)
     once the page answers. The process leads its own session so a kill reaches only it."""
     port = port or free_port()
@@ -69,8 +70,7 @@ def start_app(db_path: str | Path, port: int | None = None, log_path: str | Path
     }
     env.pop("SPACE_ID", None)
     log = open(log_path or os.devnull, "ab")
-    proc = subprocess.Popen([sys.executable, "app.py"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-                            start_new_session=True)
+    proc = subprocess.Popen([sys.executable, "app.py"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}/"
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -109,8 +109,7 @@ class ClientLog:
     errors: list[str] = field(default_factory=list)
 
 
-def label_loop(url: str, worker: int, n_labels: int, out: ClientLog, stop: threading.Event | None = None,
-               setting: str = "p") -> ClientLog:
+def label_loop(url: str, worker: int, n_labels: int, out: ClientLog, stop: threading.Event | None = None, setting: str = "p") -> ClientLog:
     """One annotator: ``n_labels`` times load an entry, compare, send a verdict (comment
     ``w<worker>-<i>``). Stops early on ``stop`` or when the app goes away."""
     from gradio_client import Client
@@ -245,14 +244,34 @@ def seed_store(db_path: Path, n_labels: int) -> None:
             entry, setting = entries[i % len(entries)], "prc"[i % 3]
             prompt = prompts.setdefault((entry.key, setting), render_system_prompt(entry, setting, "paper"))
             other = next((t.name for t in entry.candidates if t.name != entry.ground_truth.tool_name), "none")
-            store.add_label(annotator=f"seed-{i % 8}", entry=entry, setting=setting, prompt=prompt, model_a="base",
-                            model_b="tuned", call_a=entry.ground_truth, call_b={"tool_name": other, "parameters": {}},
-                            verdict=VERDICTS[i % 4], comment=f"seed-{i}")
+            store.add_label(
+                annotator=f"seed-{i % 8}",
+                entry=entry,
+                setting=setting,
+                prompt=prompt,
+                model_a="base",
+                model_b="tuned",
+                call_a=entry.ground_truth,
+                call_b={"tool_name": other, "parameters": {}},
+                verdict=VERDICTS[i % 4],
+                comment=f"seed-{i}",
+            )
         predictions = [
-            {"entry_id": e.key, "setting": s, "model": model, "raw": "", "call": e.ground_truth.to_json(),
-             "tool_ok": (j + k) % 3 != 0, "params_ok": (j + k) % 4 != 0, "error": "ok" if (j + k) % 3 else "tool:wrong",
-             "category": e.category, "history_length": e.history_length}
-            for j, e in enumerate(entries) for k, s in enumerate(("p", "r", "c", "none")) for model in ("base", "tuned")
+            {
+                "entry_id": e.key,
+                "setting": s,
+                "model": model,
+                "raw": "",
+                "call": e.ground_truth.to_json(),
+                "tool_ok": (j + k) % 3 != 0,
+                "params_ok": (j + k) % 4 != 0,
+                "error": "ok" if (j + k) % 3 else "tool:wrong",
+                "category": e.category,
+                "history_length": e.history_length,
+            }
+            for j, e in enumerate(entries)
+            for k, s in enumerate(("p", "r", "c", "none"))
+            for model in ("base", "tuned")
         ]
         store.save_run({"id": "seed-run", "model": "base, tuned", "settings": ["p", "r", "c", "none"]}, predictions)
     finally:
@@ -268,8 +287,7 @@ def copy_db(source: Path, target: Path) -> None:
         dst.close()
 
 
-def run(clients: int, labels: int, folder: Path, readers: int = 0, seed: Path | None = None,
-        warmup_s: float = 5.0) -> dict:
+def run(clients: int, labels: int, folder: Path, readers: int = 0, seed: Path | None = None, warmup_s: float = 5.0) -> dict:
     db = folder / "petool.db"
     if seed is not None:
         copy_db(seed, db)
@@ -310,11 +328,21 @@ def run(clients: int, labels: int, folder: Path, readers: int = 0, seed: Path | 
     lat = [x for log in logs for x in log.latencies]
     read_lat = [x for r in reader_logs for x in r.latencies]
     result.update(
-        expected=seeded + clients * labels, wall_s=wall, errors=[e for log in logs for e in log.errors],
-        p50_ms=1000 * percentile(lat, 0.5), p95_ms=1000 * percentile(lat, 0.95), max_ms=1000 * max(lat or [float("nan")]),
-        integrity=integrity(db), readers=readers, seeded=seeded, reads=reads_during,
-        read_p50_ms=1000 * percentile(read_lat, 0.5), read_errors=[e for r in reader_logs for e in r.errors],
-        rss_idle_mb=rss_idle, rss_start_mb=rss_start, rss_peak_mb=max(memory or [rss_start]),
+        expected=seeded + clients * labels,
+        wall_s=wall,
+        errors=[e for log in logs for e in log.errors],
+        p50_ms=1000 * percentile(lat, 0.5),
+        p95_ms=1000 * percentile(lat, 0.95),
+        max_ms=1000 * max(lat or [float("nan")]),
+        integrity=integrity(db),
+        readers=readers,
+        seeded=seeded,
+        reads=reads_during,
+        read_p50_ms=1000 * percentile(read_lat, 0.5),
+        read_errors=[e for r in reader_logs for e in r.errors],
+        rss_idle_mb=rss_idle,
+        rss_start_mb=rss_start,
+        rss_peak_mb=max(memory or [rss_start]),
     )
     # The seeded labels were never acknowledged by a client: count them as expected and stored.
     result["acknowledged"] += seeded
@@ -355,21 +383,24 @@ def main(argv: list[str] | None = None) -> int:
             folder.mkdir(parents=True, exist_ok=True)
             (folder / "petool.db").unlink(missing_ok=True)
             results.append(run(args.clients, args.labels, folder, readers=n, seed=seed))
-    print("| readers | clients | labels each | seeded | expected | acknowledged | stored | missing | duplicated | errors | "
-          "label p50 ms | label p95 ms | label max ms | wall s | labels/s | reads | read p50 ms | RSS idle MB | RSS start MB | "
-          "RSS peak MB | integrity |")
+    print(
+        "| readers | clients | labels each | seeded | expected | acknowledged | stored | missing | duplicated | errors | "
+        "label p50 ms | label p95 ms | label max ms | wall s | labels/s | reads | read p50 ms | RSS idle MB | RSS start MB | "
+        "RSS peak MB | integrity |"
+    )
     print("|" + "---|" * 21)
     ok = True
     for r in results:
         new = r["stored"] - r["seeded"]
-        print(f"| {r['readers']} | {args.clients} | {args.labels} | {r['seeded']} | {r['expected']} | {r['acknowledged']} | "
-              f"{r['stored']} | {len(r['missing'])} | {len(r['duplicated'])} | {len(r['errors'])} | {r['p50_ms']:.0f} | "
-              f"{r['p95_ms']:.0f} | {r['max_ms']:.0f} | {r['wall_s']:.1f} | {new / r['wall_s']:.1f} | {r['reads']} | "
-              f"{r['read_p50_ms']:.0f} | {r['rss_idle_mb']:.0f} | {r['rss_start_mb']:.0f} | {r['rss_peak_mb']:.0f} | {r['integrity']} |")
+        print(
+            f"| {r['readers']} | {args.clients} | {args.labels} | {r['seeded']} | {r['expected']} | {r['acknowledged']} | "
+            f"{r['stored']} | {len(r['missing'])} | {len(r['duplicated'])} | {len(r['errors'])} | {r['p50_ms']:.0f} | "
+            f"{r['p95_ms']:.0f} | {r['max_ms']:.0f} | {r['wall_s']:.1f} | {new / r['wall_s']:.1f} | {r['reads']} | "
+            f"{r['read_p50_ms']:.0f} | {r['rss_idle_mb']:.0f} | {r['rss_start_mb']:.0f} | {r['rss_peak_mb']:.0f} | {r['integrity']} |"
+        )
         for e in (r["errors"] + r["read_errors"])[:10]:
             print("error:", e)
-        ok &= (r["acknowledged"] == r["expected"] == r["stored"] and not r["missing"] and not r["duplicated"]
-               and r["integrity"] == "ok")
+        ok &= r["acknowledged"] == r["expected"] == r["stored"] and not r["missing"] and not r["duplicated"] and r["integrity"] == "ok"
     base = next((r for r in results if r["readers"] == 0), None)
     for r in results:
         if base is None or r is base:
@@ -377,9 +408,11 @@ def main(argv: list[str] | None = None) -> int:
         ratio = r["p95_ms"] / base["p95_ms"]
         growth = r["rss_peak_mb"] / r["rss_start_mb"]
         held = ratio <= args.max_ratio and growth <= args.max_growth and not r["read_errors"]
-        print(f"{r['readers']} readers: label p95 {ratio:.2f}x the p95 without readers (at most {args.max_ratio}), "
-              f"peak memory {growth:.2f}x its start (at most {args.max_growth}), {len(r['read_errors'])} read errors: "
-              f"{'held' if held else 'NOT held'}")
+        print(
+            f"{r['readers']} readers: label p95 {ratio:.2f}x the p95 without readers (at most {args.max_ratio}), "
+            f"peak memory {growth:.2f}x its start (at most {args.max_growth}), {len(r['read_errors'])} read errors: "
+            f"{'held' if held else 'NOT held'}"
+        )
         ok &= held
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1

@@ -64,10 +64,18 @@ def crash_round(db: Path, folder: Path, round_no: int, clients: int, kill_after_
     label_loop(url, 100 * round_no + 99, 1, probe)
     stop_app(proc)
     return {
-        "round": round_no, "kill_after_s": kill_after_s, "start_s": start_s, "restart_s": restart_s,
-        "acked": len(round_acked), "missing": len(result["missing"]), "duplicated": len(result["duplicated"]),
-        "in_flight": len(in_flight), "integrity_after_kill": ok_after_kill, "integrity_after_restart": integrity(db),
-        "label_after_restart": len(probe.acked) == 1, "probe_errors": probe.errors,
+        "round": round_no,
+        "kill_after_s": kill_after_s,
+        "start_s": start_s,
+        "restart_s": restart_s,
+        "acked": len(round_acked),
+        "missing": len(result["missing"]),
+        "duplicated": len(result["duplicated"]),
+        "in_flight": len(in_flight),
+        "integrity_after_kill": ok_after_kill,
+        "integrity_after_restart": integrity(db),
+        "label_after_restart": len(probe.acked) == 1,
+        "probe_errors": probe.errors,
     }
 
 
@@ -86,16 +94,26 @@ def main(argv: list[str] | None = None) -> int:
         folder.mkdir(parents=True, exist_ok=True)
         db = folder / "petool.db"
         rows = [crash_round(db, folder, r, args.clients, rng.uniform(args.min_s, args.max_s)) for r in range(1, args.rounds + 1)]
-    print("| round | kill after s | acknowledged | missing | duplicated | committed in flight | integrity after kill | "
-          "restart s | integrity after restart | label after restart |")
+    print(
+        "| round | kill after s | acknowledged | missing | duplicated | committed in flight | integrity after kill | "
+        "restart s | integrity after restart | label after restart |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['round']} | {r['kill_after_s']:.1f} | {r['acked']} | {r['missing']} | {r['duplicated']} | {r['in_flight']} | "
-              f"{r['integrity_after_kill']} | {r['restart_s']:.1f} | {r['integrity_after_restart']} | {r['label_after_restart']} |")
+        print(
+            f"| {r['round']} | {r['kill_after_s']:.1f} | {r['acked']} | {r['missing']} | {r['duplicated']} | {r['in_flight']} | "
+            f"{r['integrity_after_kill']} | {r['restart_s']:.1f} | {r['integrity_after_restart']} | {r['label_after_restart']} |"
+        )
         for e in r["probe_errors"]:
             print("  probe error:", e)
-    ok = all(r["missing"] == 0 and r["duplicated"] == 0 and r["integrity_after_kill"] == "ok"
-             and r["integrity_after_restart"] == "ok" and r["label_after_restart"] for r in rows)
+    ok = all(
+        r["missing"] == 0
+        and r["duplicated"] == 0
+        and r["integrity_after_kill"] == "ok"
+        and r["integrity_after_restart"] == "ok"
+        and r["label_after_restart"]
+        for r in rows
+    )
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1
 

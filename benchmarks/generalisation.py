@@ -27,8 +27,8 @@ from petool.appconfig import DEV_DATA
 from petool.bench import BuildConfig, build_parts
 from petool.catalog import load_catalog
 from petool.evaluate import evaluate
-from petool.predictors import build_predictor
 from petool.formats import load_entries
+from petool.predictors import build_predictor
 from petool.schema import SETTINGS, Entry
 
 # the table's rows: generated parts by the build's part name, then the real file
@@ -38,8 +38,9 @@ DEV = "dev"
 
 def generated_parts(n: int, seed: int = 0, copied: float = 0.0, narrowed: float = 0.0) -> dict[str, list[Entry]]:
     """``n`` generated entries per part ("seen", "validation", "held-out"), split by category."""
-    config = BuildConfig(seed=seed, split_by="category", n_train=n, n_validation=n, n_test=n,
-                         p_copied_cluster=copied, p_narrowed_cluster=narrowed)
+    config = BuildConfig(
+        seed=seed, split_by="category", n_train=n, n_validation=n, n_test=n, p_copied_cluster=copied, p_narrowed_cluster=narrowed
+    )
     parts = build_parts(load_catalog(), config)
     return {row: parts[part] for row, part in PARTS.items()}
 
@@ -76,9 +77,19 @@ def tables(results: dict, settings: list[str], notes: dict[str, str] | None = No
     return "\n".join(lines)
 
 
-def run(model: str, n: int = 300, limit: int | None = None, seed: int = 0, copied: float = 0.0, narrowed: float = 0.0,
-        settings: list[str] | None = None, dev: str | Path | None = DEV_DATA, out: str | Path | None = None,
-        adapter: str | None = None, **model_kwargs) -> tuple[dict, dict[str, str]]:
+def run(
+    model: str,
+    n: int = 300,
+    limit: int | None = None,
+    seed: int = 0,
+    copied: float = 0.0,
+    narrowed: float = 0.0,
+    settings: list[str] | None = None,
+    dev: str | Path | None = DEV_DATA,
+    out: str | Path | None = None,
+    adapter: str | None = None,
+    **model_kwargs,
+) -> tuple[dict, dict[str, str]]:
     """Build the parts, run ``model`` on each (and the dev file when present), return
     (results as ``measure`` gives them, notes on parts left out)."""
     settings = list(settings or SETTINGS)
@@ -96,9 +107,13 @@ def run(model: str, n: int = 300, limit: int | None = None, seed: int = 0, copie
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", required=True, help="as petool eval takes it: baseline:RULE, a local model path or 'default', openai:NAME")
+    parser.add_argument(
+        "--model", required=True, help="as petool eval takes it: baseline:RULE, a local model path or 'default', openai:NAME"
+    )
     parser.add_argument("--adapter", default=None, help="LoRA adapter folder, or 'default' for the shipped PEToolLLaMA")
-    parser.add_argument("--rank-prior", type=float, default=None, help="local models: the ranking prior's weight (petool eval --rank-prior)")
+    parser.add_argument(
+        "--rank-prior", type=float, default=None, help="local models: the ranking prior's weight (petool eval --rank-prior)"
+    )
     parser.add_argument("--n", type=int, default=300, help="generated entries built per part")
     parser.add_argument("--limit", type=int, default=None, help="run only the first N entries of each part (the dev file too)")
     parser.add_argument("--seed", type=int, default=0, help="the build's seed (its category split included)")
@@ -110,10 +125,13 @@ def main() -> None:
     args = parser.parse_args()
     settings = [s for s in args.settings.replace(",", "") if s in SETTINGS]
     extra = {"rank_prior_weight": args.rank_prior} if args.rank_prior is not None else {}
-    results, notes = run(args.model, args.n, args.limit, args.seed, args.copied, args.narrowed, settings, args.dev, args.out,
-                         adapter=args.adapter, **extra)
-    print(f"{args.model}{' + ' + args.adapter if args.adapter else ''}: seed {args.seed}, {args.n} generated entries per part"
-          f"{f' (first {args.limit} run)' if args.limit else ''}, copied {args.copied:g}, narrowed {args.narrowed:g}\n")
+    results, notes = run(
+        args.model, args.n, args.limit, args.seed, args.copied, args.narrowed, settings, args.dev, args.out, adapter=args.adapter, **extra
+    )
+    print(
+        f"{args.model}{' + ' + args.adapter if args.adapter else ''}: seed {args.seed}, {args.n} generated entries per part"
+        f"{f' (first {args.limit} run)' if args.limit else ''}, copied {args.copied:g}, narrowed {args.narrowed:g}\n"
+    )
     print(tables(results, settings, notes))
 
 

@@ -78,23 +78,56 @@ def ceiling_rows(groups: dict, runs: dict[str, list[dict]]) -> list[list[str]]:
     pct = lambda hits, n: f"{100 * hits / n:.1f}" if n else "-"  # noqa: E731
     rows = [["entries", str(len(split[True])), str(len(split[False])), str(len(groups)), "", ""]]
     exp = {flag: sum(groups[k]["rule_expected"] for k in keys) for flag, keys in split.items()}
-    rows.append(["frequency rule, oracle cluster (expected)", pct(exp[True], len(split[True])),
-                 pct(exp[False], len(split[False])), pct(exp[True] + exp[False], len(groups)), "0", "0"])
+    rows.append(
+        [
+            "frequency rule, oracle cluster (expected)",
+            pct(exp[True], len(split[True])),
+            pct(exp[False], len(split[False])),
+            pct(exp[True] + exp[False], len(groups)),
+            "0",
+            "0",
+        ]
+    )
     first = {flag: sum(groups[k]["rule_first_listed"] for k in keys) for flag, keys in split.items()}
-    rows.append(["frequency rule, oracle cluster (ties to the first listed)", pct(first[True], len(split[True])),
-                 pct(first[False], len(split[False])), pct(first[True] + first[False], len(groups)), "0", "0"])
+    rows.append(
+        [
+            "frequency rule, oracle cluster (ties to the first listed)",
+            pct(first[True], len(split[True])),
+            pct(first[False], len(split[False])),
+            pct(first[True] + first[False], len(groups)),
+            "0",
+            "0",
+        ]
+    )
     cross = {flag: sum(groups[k]["cross_user_expected"] for k in keys) for flag, keys in split.items()}
-    rows.append(["the cluster's most frequent gold in the other entries (uses their answers; not a method)",
-                 pct(cross[True], len(split[True])), pct(cross[False], len(split[False])),
-                 pct(cross[True] + cross[False], len(groups)), "0", "0"])
+    rows.append(
+        [
+            "the cluster's most frequent gold in the other entries (uses their answers; not a method)",
+            pct(cross[True], len(split[True])),
+            pct(cross[False], len(split[False])),
+            pct(cross[True] + cross[False], len(groups)),
+            "0",
+            "0",
+        ]
+    )
     for name, records in runs.items():
         by_key = {str(r["entry_id"]): r for r in records}
         hits = {flag: sum(bool(by_key[k]["tool_ok"]) for k in keys if k in by_key) for flag, keys in split.items()}
         seen = {flag: sum(k in by_key for k in keys) for flag, keys in split.items()}
-        outside = {flag: sum(((by_key[k].get("call") or {}).get("tool_name") not in groups[k]["cluster"])
-                             for k in keys if k in by_key) for flag, keys in split.items()}
-        rows.append([name, pct(hits[True], seen[True]), pct(hits[False], seen[False]),
-                     pct(hits[True] + hits[False], seen[True] + seen[False]), str(outside[True]), str(outside[False])])
+        outside = {
+            flag: sum(((by_key[k].get("call") or {}).get("tool_name") not in groups[k]["cluster"]) for k in keys if k in by_key)
+            for flag, keys in split.items()
+        }
+        rows.append(
+            [
+                name,
+                pct(hits[True], seen[True]),
+                pct(hits[False], seen[False]),
+                pct(hits[True] + hits[False], seen[True] + seen[False]),
+                str(outside[True]),
+                str(outside[False]),
+            ]
+        )
     return rows
 
 
@@ -116,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = [head] + ceiling_rows(groups, runs)
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
     for i, row in enumerate(rows):
-        print("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
+        print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=False)).rstrip())
         if i == 0:
             print("  ".join("-" * w for w in widths))
     return 0

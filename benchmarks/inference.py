@@ -103,17 +103,32 @@ def run(args) -> None:
                         parsed = parse_call(g.text, "paper")
                         score = score_call(entry, setting, parsed)
                         row = {
-                            "procedure": proc, "model": name, "setting": setting, "entry_id": entry.key,
-                            "latency_s": g.latency_s, "prompt_tokens": g.prompt_tokens, "output_tokens": g.output_tokens,
-                            "parsed": parsed.ok, "on_candidate": bool(parsed.ok and entry.candidate(parsed.call.tool_name)),
-                            "tool_ok": score.tool_ok, "params_ok": score.params_ok, "error": score.error,
-                            "prefill_s": g.details.get("prefill_s"), "decode_s": g.details.get("decode_s"),
-                            "model_steps": g.details.get("model_steps"), "forced_tokens": g.details.get("forced_tokens"),
-                            "flops_per_s": flops, "params": params, "text": g.text[:300],
+                            "procedure": proc,
+                            "model": name,
+                            "setting": setting,
+                            "entry_id": entry.key,
+                            "latency_s": g.latency_s,
+                            "prompt_tokens": g.prompt_tokens,
+                            "output_tokens": g.output_tokens,
+                            "parsed": parsed.ok,
+                            "on_candidate": bool(parsed.ok and entry.candidate(parsed.call.tool_name)),
+                            "tool_ok": score.tool_ok,
+                            "params_ok": score.params_ok,
+                            "error": score.error,
+                            "prefill_s": g.details.get("prefill_s"),
+                            "decode_s": g.details.get("decode_s"),
+                            "model_steps": g.details.get("model_steps"),
+                            "forced_tokens": g.details.get("forced_tokens"),
+                            "flops_per_s": flops,
+                            "params": params,
+                            "text": g.text[:300],
                         }
                         log.write(json.dumps(row, ensure_ascii=False) + "\n")
                         log.flush()
-                        print(f"{setting} {entry.key} {proc:6} {name:12} {g.latency_s:7.2f}s tok {g.prompt_tokens}/{g.output_tokens} {score.error}", flush=True)
+                        print(
+                            f"{setting} {entry.key} {proc:6} {name:12} {g.latency_s:7.2f}s tok {g.prompt_tokens}/{g.output_tokens} {score.error}",
+                            flush=True,
+                        )
 
 
 def quantile(values: list[float], q: float) -> float:
@@ -142,7 +157,10 @@ def table(log_path: Path) -> str:
         floor = 2 * rs[0]["params"] * prompt / rate
         pre = [r["prefill_s"] for r in rs if r.get("prefill_s") is not None]
         dec = [r["decode_s"] for r in rs if r.get("decode_s") is not None]
-        share = lambda key: 100 * sum(bool(r[key]) for r in rs) / len(rs)  # noqa: E731
+
+        def share(key, rs=rs):
+            return 100 * sum(bool(r[key]) for r in rs) / len(rs)
+
         lines.append(
             f"{proc:9} {model:13} {len(rs):4d} {statistics.median(lat):7.2f} {quantile(lat, 0.9):7.2f} {prompt:7.0f} "
             f"{statistics.median(r['output_tokens'] for r in rs):6.0f} {share('tool_ok'):5.1f}% {share('params_ok'):5.1f}% "
@@ -153,19 +171,28 @@ def table(log_path: Path) -> str:
     for r in rows:
         by_setting.setdefault((r["procedure"], r["model"], r["setting"]), []).append(r)
     lines.append("")
-    lines.append("tool accuracy by setting: " + "; ".join(
-        f"{p}/{m}/{s} {100 * sum(r['tool_ok'] for r in rs) / len(rs):.0f}% (n={len(rs)})" for (p, m, s), rs in sorted(by_setting.items())))
+    lines.append(
+        "tool accuracy by setting: "
+        + "; ".join(
+            f"{p}/{m}/{s} {100 * sum(r['tool_ok'] for r in rs) / len(rs):.0f}% (n={len(rs)})"
+            for (p, m, s), rs in sorted(by_setting.items())
+        )
+    )
     for model in sorted({m for _, m in groups}):
         # Speed-up on matched (entry, setting) pairs only, so a partial paper run compares fairly.
         paper = {(r["setting"], r["entry_id"]): r for r in groups.get(("paper", model), [])}
         pairs = [(paper[k], r) for r in groups.get(("petool", model), []) if (k := (r["setting"], r["entry_id"])) in paper]
         if pairs:
             ratio = statistics.median(a["latency_s"] for a, _ in pairs) / statistics.median(b["latency_s"] for _, b in pairs)
-            tool = [100 * sum(x["tool_ok"] for x in side) / len(pairs) for side in zip(*pairs)]
-            lines.append(f"matched pairs ({model}, n={len(pairs)}): petool {ratio:.1f}x faster (median s/entry); "
-                         f"tool accuracy paper {tool[0]:.0f}% vs petool {tool[1]:.0f}%")
-    lines.append(f"prefill throughput: {rate / 1e9:.0f} GFLOP/s in the runs (median), {rows[0]['flops_per_s'] / 1e9:.0f} GFLOP/s "
-                 f"at start; params {rows[0]['params'] / 1e6:.0f} M; floor s = 2 * params * median prompt tokens / in-run rate")
+            tool = [100 * sum(x["tool_ok"] for x in side) / len(pairs) for side in zip(*pairs, strict=False)]
+            lines.append(
+                f"matched pairs ({model}, n={len(pairs)}): petool {ratio:.1f}x faster (median s/entry); "
+                f"tool accuracy paper {tool[0]:.0f}% vs petool {tool[1]:.0f}%"
+            )
+    lines.append(
+        f"prefill throughput: {rate / 1e9:.0f} GFLOP/s in the runs (median), {rows[0]['flops_per_s'] / 1e9:.0f} GFLOP/s "
+        f"at start; params {rows[0]['params'] / 1e6:.0f} M; floor s = 2 * params * median prompt tokens / in-run rate"
+    )
     return "\n".join(lines)
 
 
@@ -176,8 +203,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--settings", default="p,r,c")
     ap.add_argument("--procedures", default="paper,petool")
-    ap.add_argument("--adapter-procedures", default="petool",
-                    help="procedures run with the adapter on (the adapter is trained for petool's mode)")
+    ap.add_argument(
+        "--adapter-procedures", default="petool", help="procedures run with the adapter on (the adapter is trained for petool's mode)"
+    )
     ap.add_argument("--model", default="default")
     ap.add_argument("--adapter", default="default", help="adapter folder, 'default', or '' for none")
     ap.add_argument("--device", default=None)

@@ -29,8 +29,14 @@ from petool.formats import load_entries
 from petool.prompts import SHORTLIST_SIZE
 
 # which module setting --vary sets
-WEIGHTS = {"rejected": "REJECTED_LIKENESS_WEIGHT", "cohesion": "COHESION_WEIGHT", "opening": "OPENING_CALLS_MAX",
-           "api-name": "API_NAME_WEIGHT", "name-likeness": "NAME_LIKENESS_WEIGHT", "description-likeness": "DESCRIPTION_LIKENESS_WEIGHT"}
+WEIGHTS = {
+    "rejected": "REJECTED_LIKENESS_WEIGHT",
+    "cohesion": "COHESION_WEIGHT",
+    "opening": "OPENING_CALLS_MAX",
+    "api-name": "API_NAME_WEIGHT",
+    "name-likeness": "NAME_LIKENESS_WEIGHT",
+    "description-likeness": "DESCRIPTION_LIKENESS_WEIGHT",
+}
 INTEGER = {"OPENING_CALLS_MAX"}
 
 
@@ -59,8 +65,10 @@ def main() -> None:
     catalog = load_catalog()
     parts: dict[str, list] = {"validation": [], "held-out": []}
     for seed in map(int, args.seeds.split(",")):
-        built = build_parts(catalog, BuildConfig(seed=seed, split_by="category", n_train=0, n_validation=args.n, n_test=args.n,
-                                                 p_copied_cluster=args.copied))
+        built = build_parts(
+            catalog,
+            BuildConfig(seed=seed, split_by="category", n_train=0, n_validation=args.n, n_test=args.n, p_copied_cluster=args.copied),
+        )
         parts["validation"] += built["validation"]
         parts["held-out"] += built["test"]
     if args.data:
@@ -68,14 +76,18 @@ def main() -> None:
     settings = args.settings.replace(",", "")
     head = [f"{part} {s}" for part in parts for s in settings]
     name = WEIGHTS[args.vary]
-    print(f"{args.n} generated entries per part and seed (seeds {args.seeds}, split by category, copied clusters {args.copied:g})"
-          + (f", {len(parts['real'])} real" if args.data else "") + f"; % ground truth first / in the first {SHORTLIST_SIZE}, by {name}")
+    print(
+        f"{args.n} generated entries per part and seed (seeds {args.seeds}, split by category, copied clusters {args.copied:g})"
+        + (f", {len(parts['real'])} real" if args.data else "")
+        + f"; % ground truth first / in the first {SHORTLIST_SIZE}, by {name}"
+    )
     print(f"| {args.vary} | " + " | ".join(head) + " |")
     print("|---" * (len(head) + 1) + "|")
     for weight in map(float, args.weights.split(",")):
         setattr(ranking, name, int(weight) if name in INTEGER else weight)
         cells = [cell for entries in parts.values() for cell in gold_rank_shares(entries, settings).values()]
         print(f"| {weight:g} | " + " | ".join(f"{first:.1f} / {listed:.1f}" for first, listed in cells) + " |", flush=True)
+
 
 if __name__ == "__main__":
     main()

@@ -47,8 +47,16 @@ from petool.tool_choice import choose_tool, score_names
 WEIGHTS = (0.0, 0.25, 0.5, 1.0, 2.0, 2.5, 4.0)
 
 
-def unseen_generated(n: int, seed: int, train_seed: int, train_entries: int, train_heldout: int, copied: float = 0.0,
-                     narrowed: float = 0.0, train_narrowed: float | None = None) -> list:
+def unseen_generated(
+    n: int,
+    seed: int,
+    train_seed: int,
+    train_entries: int,
+    train_heldout: int,
+    copied: float = 0.0,
+    narrowed: float = 0.0,
+    train_narrowed: float | None = None,
+) -> list:
     """Generated test entries whose ground truth's cluster the adapter's training build never used
     (``copied``: the share of clusters built as one API copied under several tools; ``narrowed``:
     the share given a twin narrowed by one parameter, "GetNews" / "GetNewsByTopic").
@@ -62,11 +70,11 @@ def unseen_generated(n: int, seed: int, train_seed: int, train_entries: int, tra
     train, _ = build_entries(catalog, BuildConfig(seed=train_seed, n_train=train_entries, n_test=train_heldout))
     seen = {e.func for e in train}
     if train_narrowed is not None:
-        other, _ = build_entries(catalog, BuildConfig(seed=train_seed, n_train=train_entries, n_test=train_heldout,
-                                                      p_narrowed_cluster=train_narrowed))
+        other, _ = build_entries(
+            catalog, BuildConfig(seed=train_seed, n_train=train_entries, n_test=train_heldout, p_narrowed_cluster=train_narrowed)
+        )
         seen = {base_cluster(e.func) for e in train + other}
-    _, test = build_entries(catalog, BuildConfig(seed=seed, n_train=0, n_test=n, p_copied_cluster=copied,
-                                                      p_narrowed_cluster=narrowed))
+    _, test = build_entries(catalog, BuildConfig(seed=seed, n_train=0, n_test=n, p_copied_cluster=copied, p_narrowed_cluster=narrowed))
     key = base_cluster if train_narrowed is not None else str
     return [e for e in test if key(e.func) not in seen]
 
@@ -103,8 +111,14 @@ def score_entries(entries: list, settings: str, adapter: str | None, log: Path) 
             history = entry.history(s)[dropped:] if s != "none" else None
             names = [t.name for t in prompt_candidates(entry, s, "shortlist", history=history)]
             scores = score_names(model, tok, ids, names)
-            row = {"key": str(entry.key), "setting": s, "names": names, "scores": [scores[n] for n in names],
-                   "gold": entry.ground_truth.tool_name, "tied": shortlist_ties(entry, s, names, history)}
+            row = {
+                "key": str(entry.key),
+                "setting": s,
+                "names": names,
+                "scores": [scores[n] for n in names],
+                "gold": entry.ground_truth.tool_name,
+                "tied": shortlist_ties(entry, s, names, history),
+            }
             f.write(json.dumps(row, ensure_ascii=False) + "\n")
             f.flush()
 
@@ -130,14 +144,18 @@ def accuracy_table(rows: list[dict], weights=WEIGHTS) -> str:
     lines = ["  ".join(f"{h:>12}" for h in head)]
     for s in sorted({r["setting"] for r in rows}):
         rs = [r for r in rows if r["setting"] == s]
-        cells = [s, str(len(rs)), pct(sum(r["gold"] in r["names"] for r in rs), len(rs)),
-                 pct(sum(r["names"][0] == r["gold"] for r in rs), len(rs))]
+        cells = [
+            s,
+            str(len(rs)),
+            pct(sum(r["gold"] in r["names"] for r in rs), len(rs)),
+            pct(sum(r["names"][0] == r["gold"] for r in rs), len(rs)),
+        ]
         for w in weights:
             right = 0
             for r in rs:
                 prior = rank_log_prior(s, len(r["names"]), r.get("tied"))
-                bias = {n: w * p for n, p in zip(r["names"], prior)}
-                right += choose_tool(dict(zip(r["names"], r["scores"])), bias) == r["gold"]
+                bias = {n: w * p for n, p in zip(r["names"], prior, strict=False)}
+                right += choose_tool(dict(zip(r["names"], r["scores"], strict=False)), bias) == r["gold"]
             cells.append(pct(right, len(rs)))
         lines.append("  ".join(f"{c:>12}" for c in cells))
     return "\n".join(lines)
@@ -160,13 +178,26 @@ def main() -> None:
     parser.add_argument("--train-heldout", type=int, default=60)
     parser.add_argument("--log", default="runs/tool_choice.jsonl")
     parser.add_argument("--copied", type=float, default=0.0, help="share of generated clusters built as one API copied under several tools")
-    parser.add_argument("--narrowed", type=float, default=0.0,
-                        help="share of generated clusters given a twin narrowed by one parameter (GetNews / GetNewsByTopic)")
-    parser.add_argument("--train-narrowed", type=float, default=None, metavar="SHARE",
-                        help="also leave out clusters a training build with this twin share used, by base cluster")
+    parser.add_argument(
+        "--narrowed",
+        type=float,
+        default=0.0,
+        help="share of generated clusters given a twin narrowed by one parameter (GetNews / GetNewsByTopic)",
+    )
+    parser.add_argument(
+        "--train-narrowed",
+        type=float,
+        default=None,
+        metavar="SHARE",
+        help="also leave out clusters a training build with this twin share used, by base cluster",
+    )
     parser.add_argument("--table-only", action="store_true")
-    parser.add_argument("--ranks-only", action="store_true", help="print where the gold lands in the ranking (generated entries, all clusters)")
-    parser.add_argument("--write-entries", metavar="PATH", help="write the unseen generated entries to PATH (for `petool eval --data`) and stop")
+    parser.add_argument(
+        "--ranks-only", action="store_true", help="print where the gold lands in the ranking (generated entries, all clusters)"
+    )
+    parser.add_argument(
+        "--write-entries", metavar="PATH", help="write the unseen generated entries to PATH (for `petool eval --data`) and stop"
+    )
     args = parser.parse_args()
     settings = args.settings.replace(",", "")
     log = Path(args.log)
@@ -181,8 +212,9 @@ def main() -> None:
     if args.write_entries:
         from petool.formats import write_combined
 
-        entries = unseen_generated(args.n, args.seed, args.train_seed, args.train_entries, args.train_heldout, args.copied, args.narrowed,
-                                   args.train_narrowed)
+        entries = unseen_generated(
+            args.n, args.seed, args.train_seed, args.train_entries, args.train_heldout, args.copied, args.narrowed, args.train_narrowed
+        )
         print(f"wrote {len(entries)} entries to {write_combined(entries, args.write_entries)}")
         return
     if not args.table_only:
@@ -191,8 +223,9 @@ def main() -> None:
 
             entries = load_entries(args.data).entries
         else:
-            entries = unseen_generated(args.n, args.seed, args.train_seed, args.train_entries, args.train_heldout, args.copied, args.narrowed,
-                                   args.train_narrowed)
+            entries = unseen_generated(
+                args.n, args.seed, args.train_seed, args.train_entries, args.train_heldout, args.copied, args.narrowed, args.train_narrowed
+            )
         entries = entries[: args.limit] if args.limit else entries
         print(f"{len(entries)} entries", file=sys.stderr)
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")

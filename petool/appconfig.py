@@ -7,42 +7,72 @@ shows ``env_table()``, and docs/app.md carries the same table (tests/test_docs.p
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping
 
 SPACE_DATA = Path("/data")
 DEV_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "petoolbench" / "early_test_dev.json.gz"
 
 ENV_VARS: tuple[tuple[str, str, str], ...] = (
-    ("PETOOL_DB", "`/data/petool.db` when `/data` is writable (Spaces persistent storage), else `./data/petool.db`",
-     "SQLite file of users, entries, runs, labels, jobs; the page says when storage is lost on restart"),
+    (
+        "PETOOL_DB",
+        "`/data/petool.db` when `/data` is writable (Spaces persistent storage), else `./data/petool.db`",
+        "SQLite file of users, entries, runs, labels, jobs; the page says when storage is lost on restart",
+    ),
     ("PETOOL_MODEL", "`default`", "base model: `default` (bundled SmolLM2), a folder, a Hub id, or `baseline:<rule>`"),
     ("PETOOL_ADAPTER", "`default`", "adapter compared against the base: `default` (the shipped PEToolLLaMA), a folder, or `none`"),
     ("PETOOL_CACHE", "`~/.cache/petool`", "folder for the converted model (read by petool.models)"),
-    ("PETOOL_MAX_UNZIPPED_MB", "512", "largest content a `.gz` file may decompress to, in MiB; beyond it the file is refused as a likely gzip bomb (read by petool.formats)"),
-    ("PETOOL_DATA", "`../shared/petoolbench/early_test_dev.json.gz` when present",
-     "extra entries file or folder offered in the builder"),
-    ("PETOOL_DEMO", "1 on a Space, else 0",
-     "demo mode: training, server-folder imports and (except for admins) the database download are off"),
-    ("PETOOL_AUTH", "none",
-     ("`user:pass,user2:pass2`: a \"Log in\" box at the top of the page; visitors read everything and run the models, "
-      "only logged-in users label, save, export, import or train; the login name is the annotator")),
+    (
+        "PETOOL_MAX_UNZIPPED_MB",
+        "512",
+        "largest content a `.gz` file may decompress to, in MiB; beyond it the file is refused as a likely gzip bomb (read by petool.formats)",
+    ),
+    ("PETOOL_DATA", "`../shared/petoolbench/early_test_dev.json.gz` when present", "extra entries file or folder offered in the builder"),
+    (
+        "PETOOL_DEMO",
+        "1 on a Space, else 0",
+        "demo mode: training, server-folder imports and (except for admins) the database download are off",
+    ),
+    (
+        "PETOOL_AUTH",
+        "none",
+        (
+            '`user:pass,user2:pass2`: a "Log in" box at the top of the page; visitors read everything and run the models, '
+            "only logged-in users label, save, export, import or train; the login name is the annotator"
+        ),
+    ),
     ("PETOOL_AUTH_PRIVATE", "0", "`1`: the whole app behind gradio's login page instead (nothing readable without a login)"),
-    ("PETOOL_OAUTH", "1 when `OAUTH_CLIENT_ID` is set on a Space",
-     ("on a Space whose README has `hf_oauth: true`: a \"Sign in with Hugging Face\" button; visitors read, "
-      "only signed-in users label, save, export or import")),
+    (
+        "PETOOL_OAUTH",
+        "1 when `OAUTH_CLIENT_ID` is set on a Space",
+        (
+            'on a Space whose README has `hf_oauth: true`: a "Sign in with Hugging Face" button; visitors read, '
+            "only signed-in users label, save, export or import"
+        ),
+    ),
     ("PETOOL_ADMINS", "the Space owner (`SPACE_AUTHOR_NAME`)", "comma-separated user names allowed to download the database in demo mode"),
-    ("PETOOL_QUEUE", "16", "most requests waiting in the queue; beyond it visitors see \"busy, try again\" instead of a hung page"),
+    ("PETOOL_QUEUE", "16", 'most requests waiting in the queue; beyond it visitors see "busy, try again" instead of a hung page'),
     ("PETOOL_MAX_NEW_TOKENS", "the model's default", "cap on tokens generated per model call"),
-    ("PETOOL_MAX_CALL_S", "120",
-     ("wall-clock limit per model call, in seconds: local generation stops there and what the model wrote by then is "
-      "parsed and scored; for `openai:` models it is the request timeout")),
+    (
+        "PETOOL_MAX_CALL_S",
+        "120",
+        (
+            "wall-clock limit per model call, in seconds: local generation stops there and what the model wrote by then is "
+            "parsed and scored; for `openai:` models it is the request timeout"
+        ),
+    ),
     ("PETOOL_MAX_UPLOAD_MB", "20", "largest file a signed-in user may upload"),
-    ("PETOOL_MAX_UPLOADS_TOTAL_MB", "200",
-     "most that uploads not yet imported may hold on disk together; beyond it uploads are refused until some are imported or expire (an hour)"),
-    ("PETOOL_MAX_SESSIONS", "1000",
-     "page sessions whose state the server keeps (the least recently used beyond it are dropped; a session also ends when its tab closes or after 4 h without an event)"),
+    (
+        "PETOOL_MAX_UPLOADS_TOTAL_MB",
+        "200",
+        "most that uploads not yet imported may hold on disk together; beyond it uploads are refused until some are imported or expire (an hour)",
+    ),
+    (
+        "PETOOL_MAX_SESSIONS",
+        "1000",
+        "page sessions whose state the server keeps (the least recently used beyond it are dropped; a session also ends when its tab closes or after 4 h without an event)",
+    ),
     ("GRADIO_SERVER_NAME", "`127.0.0.1` (`0.0.0.0` on a Space)", "address to listen on"),
     ("GRADIO_SERVER_PORT", "7860", "port to listen on"),
 )
@@ -105,8 +135,10 @@ class AppConfig:
         if not 10 <= self.max_sessions <= 100_000:
             raise ValueError(f"PETOOL_MAX_SESSIONS must be between 10 and 100000, got {self.max_sessions!r}")
         if not self.max_upload_mb <= self.max_uploads_total_mb <= 100_000:
-            raise ValueError(f"PETOOL_MAX_UPLOADS_TOTAL_MB must be between PETOOL_MAX_UPLOAD_MB ({self.max_upload_mb}) "
-                             f"and 100000, got {self.max_uploads_total_mb!r}")
+            raise ValueError(
+                f"PETOOL_MAX_UPLOADS_TOTAL_MB must be between PETOOL_MAX_UPLOAD_MB ({self.max_upload_mb}) "
+                f"and 100000, got {self.max_uploads_total_mb!r}"
+            )
         if self.adapter in ("", "none"):
             self.adapter = None
 
@@ -131,7 +163,7 @@ class AppConfig:
         return f"Data is stored in `{self.db_path}`."
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> "AppConfig":
+    def from_env(cls, env: Mapping[str, str] | None = None) -> AppConfig:
         """Read the variables of ``ENV_VARS``; invalid values raise ValueError naming them."""
         env = os.environ if env is None else env
         on_space = bool(env.get("SPACE_ID"))

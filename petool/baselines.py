@@ -43,8 +43,7 @@ class RuleBaseline:
     def describe(self) -> dict:
         return {"model": self.name, "rule": BASELINES[self.rule], "seed": self.seed}
 
-    def generate(self, entry: Entry, setting: Setting, *, rank_prior: float | None = None,
-                 use_adapter: bool | None = None) -> Generation:
+    def generate(self, entry: Entry, setting: Setting, *, rank_prior: float | None = None, use_adapter: bool | None = None) -> Generation:
         """The rule's call as JSON text; ``rank_prior`` plays no part, ``use_adapter=True`` is refused."""
         if use_adapter:
             raise ValueError(f"{self.name} has no adapter")

@@ -52,7 +52,11 @@ class BuildConfig:
     settings: tuple = SETTINGS
     split_by: str = "cluster"  # cluster: train and test ground truths come from disjoint clusters; category: train, validation and test from disjoint categories
     n_validation: int = 0  # entries whose ground truths come from the validation categories (split_by=category only)
-    category_shares: tuple = (0.6, 0.2, 0.2)  # split_by=category: the train / validation / test shares of the clusters, whole categories each
+    category_shares: tuple = (
+        0.6,
+        0.2,
+        0.2,
+    )  # split_by=category: the train / validation / test shares of the clusters, whole categories each
     n_candidates: int = 10
     history_length: tuple = (2, 100)  # full history length range (triangular, mode below)
     history_mode: int = 63  # mode of the triangular draw: mean ~55 as in the real data
@@ -64,9 +68,15 @@ class BuildConfig:
     p_query_is_example: float = 0.48  # query = the API's example scenario (real: 48%)
     p_turn_is_example: float = 0.5  # a history turn = its API's example, else a fresh phrasing
     p_minimal_template: float = 0.2  # query uses a template stating the fewest values
-    p_optional_stated: float = 0.45  # each optional parameter an instruction leaves out is stated after all (real golds: 1.66 parameters per call)
-    p_copied_cluster: float = 0.0  # share of clusters made one API copied under several tools (catalog_variants.with_copied_apis; real: 48 of 52)
-    p_narrowed_cluster: float = 0.0  # share of clusters given a twin narrowed by one parameter, "GetNews" / "GetNewsByTopic" (catalog_variants.with_narrowed_apis)
+    p_optional_stated: float = (
+        0.45  # each optional parameter an instruction leaves out is stated after all (real golds: 1.66 parameters per call)
+    )
+    p_copied_cluster: float = (
+        0.0  # share of clusters made one API copied under several tools (catalog_variants.with_copied_apis; real: 48 of 52)
+    )
+    p_narrowed_cluster: float = (
+        0.0  # share of clusters given a twin narrowed by one parameter, "GetNews" / "GetNewsByTopic" (catalog_variants.with_narrowed_apis)
+    )
     tool_comb: tuple = (2, 37)  # size range of a user's preferred tool set per entry
     n_users: int = 400
     hard_negative_share: float = 0.5  # DPO: share of entries that also get a wrong-parameter pair
@@ -97,7 +107,9 @@ class BuildConfig:
             raise ValueError("n_train + n_validation + n_test must be at least 1")
         shares = self.category_shares
         if len(shares) != 3 or any(not isinstance(x, (int, float)) or not 0 < x < 1 for x in shares) or abs(sum(shares) - 1) > 1e-9:
-            raise ValueError(f"category_shares {shares!r}: need three shares (train, validation, test), each within 0..1 (exclusive), summing to 1")
+            raise ValueError(
+                f"category_shares {shares!r}: need three shares (train, validation, test), each within 0..1 (exclusive), summing to 1"
+            )
         if not 2 <= self.n_candidates <= 100:
             raise ValueError(f"n_candidates must be within 2..100, got {self.n_candidates}")
         lo, hi = self.history_length
@@ -113,8 +125,19 @@ class BuildConfig:
             raise ValueError(f"tool_comb {self.tool_comb}: need 1 <= low <= high")
         if self.n_users < 1:
             raise ValueError(f"n_users must be >= 1, got {self.n_users}")
-        for name in ("p_k_max", "p_gt_tool_in_window", "p_query_in_r", "p_query_is_example", "p_turn_is_example",
-                     "p_minimal_template", "p_optional_stated", "p_copied_cluster", "p_narrowed_cluster", "hard_negative_share", "paraphrase_share"):
+        for name in (
+            "p_k_max",
+            "p_gt_tool_in_window",
+            "p_query_in_r",
+            "p_query_is_example",
+            "p_turn_is_example",
+            "p_minimal_template",
+            "p_optional_stated",
+            "p_copied_cluster",
+            "p_narrowed_cluster",
+            "hard_negative_share",
+            "paraphrase_share",
+        ):
             v = getattr(self, name)
             if not 0.0 <= v <= 1.0:
                 raise ValueError(f"{name} must be a probability in 0..1, got {v!r}")
@@ -167,7 +190,9 @@ class _Builder:
         self.by_category: dict[str, list[API]] = {}
         for a in catalog.apis:
             self.by_category.setdefault(a.category, []).append(a)
-        self.paraphraser = Paraphraser(config.paraphrase_url, config.paraphrase_key, config.paraphrase_model) if config.paraphrase_url else None
+        self.paraphraser = (
+            Paraphraser(config.paraphrase_url, config.paraphrase_key, config.paraphrase_model) if config.paraphrase_url else None
+        )
 
     def winners(self, user: User) -> dict[str, API]:
         """Cluster id -> the user's preferred API (same rule as ``preferred_api``, scored once)."""
@@ -187,7 +212,9 @@ class _Builder:
         alt_tools = {a.provider for a in alternatives}
         # The user's tool set: tools they prefer somewhere, minus this cluster's alternatives.
         liked = sorted({a.provider for a in self.winners(user).values()} - alt_tools - {gt_api.provider})
-        n_comb = max(cfg.tool_comb[0], min(cfg.tool_comb[1], round(rng.triangular(cfg.tool_comb[0], cfg.tool_comb[1], 0.8 * cfg.tool_comb[1]))))
+        n_comb = max(
+            cfg.tool_comb[0], min(cfg.tool_comb[1], round(rng.triangular(cfg.tool_comb[0], cfg.tool_comb[1], 0.8 * cfg.tool_comb[1])))
+        )
         comb = [gt_api.provider] + rng.sample(liked, min(len(liked), n_comb - 1))
         others = comb[1:] or [gt_api.provider]
 
@@ -223,8 +250,15 @@ class _Builder:
                     p_turns.append(t)
 
         # --- query on the ground truth, tool names masked.
-        query, params, t_index = phrase(gt_api, cat, rng, masked=True, p_example=cfg.p_query_is_example, p_minimal=cfg.p_minimal_template,
-                                       p_optional=cfg.p_optional_stated)
+        query, params, t_index = phrase(
+            gt_api,
+            cat,
+            rng,
+            masked=True,
+            p_example=cfg.p_query_is_example,
+            p_minimal=cfg.p_minimal_template,
+            p_optional=cfg.p_optional_stated,
+        )
         if self.paraphraser and rng.random() < cfg.paraphrase_share:
             query = self.paraphraser(query, params)
 
@@ -250,7 +284,9 @@ class _Builder:
                 keep.remove(i)
         r_turns = [p_turns[i] for i in keep] + neg
         rng.shuffle(r_turns)
-        c_turns = [Turn(t.instruction, t.call) for t in r_turns if t.rating == 0] + [Turn(t.instruction, t.call) for t in r_turns if t.rating == 1]
+        c_turns = [Turn(t.instruction, t.call) for t in r_turns if t.rating == 0] + [
+            Turn(t.instruction, t.call) for t in r_turns if t.rating == 1
+        ]
         p_turns = [Turn(t.instruction, t.call) for t in p_turns]
         histories = {"p": p_turns, "r": r_turns, "c": c_turns}
 
@@ -289,9 +325,16 @@ class _Builder:
         # The ground truth's tool's APIs whose names go on where its ends, or end where its goes on
         # ("GetNews" / "GetNewsByTopic"), are listed with it, as in PEToolBench; only with narrowed
         # twins on, so that builds without them (the shipped adapter's data) stay as they were.
-        twins = [a for a in self.catalog.tool_by_key[gt_api.provider].apis if a.cluster != gt_api.cluster
-                 and (extends_name(a.full_name, gt_api.full_name) or extends_name(gt_api.full_name, a.full_name))
-                 ] if self.config.p_narrowed_cluster else []
+        twins = (
+            [
+                a
+                for a in self.catalog.tool_by_key[gt_api.provider].apis
+                if a.cluster != gt_api.cluster
+                and (extends_name(a.full_name, gt_api.full_name) or extends_name(gt_api.full_name, a.full_name))
+            ]
+            if self.config.p_narrowed_cluster
+            else []
+        )
         chosen = list(members) + twins[: max(0, n - len(members))]
         taken = {a.full_name for a in chosen}
         room = n - len(chosen)
@@ -306,7 +349,8 @@ class _Builder:
                 gw = self.words[gt_api.full_name]
                 self._close[gt_api.full_name] = sorted(
                     (a for a in self.catalog.apis if a.category != gt_api.category and a.cluster != gt_api.cluster),
-                    key=lambda a: (-len(gw & self.words[a.full_name]), a.full_name))[:8]
+                    key=lambda a: (-len(gw & self.words[a.full_name]), a.full_name),
+                )[:8]
             close = [a for a in self._close[gt_api.full_name] if a.full_name not in taken]
             chosen += rng.sample(close, min(len(close), room, rng.randint(1, 2)))
             taken |= {a.full_name for a in chosen}
@@ -372,7 +416,9 @@ def split_categories(catalog: Catalog, config: BuildConfig) -> tuple[list[str], 
     for c in base:
         size[cluster_category(catalog, c)] = size.get(cluster_category(catalog, c), 0) + 1
     if len(size) < len(PARTS):
-        raise ValueError(f"the catalog has {len(size)} categor{'y' if len(size) == 1 else 'ies'}; a split by category needs at least {len(PARTS)}")
+        raise ValueError(
+            f"the catalog has {len(size)} categor{'y' if len(size) == 1 else 'ies'}; a split by category needs at least {len(PARTS)}"
+        )
     rng = random.Random(f"{config.seed}|category-split")
     categories = sorted(size)
     rng.shuffle(categories)
@@ -417,8 +463,11 @@ def build_parts(catalog: Catalog, config: BuildConfig, progress: bool = False, r
         (train_clusters, test_clusters), validation_clusters = split_clusters(catalog, config), []
     bar = _progress(config.n_train + config.n_validation + config.n_test, progress)
     out = {}
-    for name, n, clusters, first_id in (("test", config.n_test, test_clusters, 0), ("train", config.n_train, train_clusters, config.n_test),
-                                        ("validation", config.n_validation, validation_clusters, config.n_test + config.n_train)):
+    for name, n, clusters, first_id in (
+        ("test", config.n_test, test_clusters, 0),
+        ("train", config.n_train, train_clusters, config.n_test),
+        ("validation", config.n_validation, validation_clusters, config.n_test + config.n_train),
+    ):
         rng = random.Random(f"{config.seed}|{name}")
         order: list[str] = []
         entries = []
@@ -435,7 +484,9 @@ def build_parts(catalog: Catalog, config: BuildConfig, progress: bool = False, r
     return {name: out[name] for name in PARTS}
 
 
-def build_entries(catalog: Catalog, config: BuildConfig, progress: bool = False, report: dict | None = None) -> tuple[list[Entry], list[Entry]]:
+def build_entries(
+    catalog: Catalog, config: BuildConfig, progress: bool = False, report: dict | None = None
+) -> tuple[list[Entry], list[Entry]]:
     """(train entries, test entries) of ``build_parts``."""
     parts = build_parts(catalog, config, progress, report)
     return parts["train"], parts["test"]
@@ -508,15 +559,23 @@ def build(config: BuildConfig, out_dir: str | Path, catalog_path: str | Path | N
         "train_clusters": len({e.func for e in train}),
         "test_clusters": len({e.func for e in test}),
         "dpo_pairs": n_pairs,
-        **({"n_validation": len(validation), "validation_clusters": len({e.func for e in validation}),
-            "categories": {name: sorted({e.category for e in entries}) for name, entries in parts.items()}}
-           if config.split_by == "category" else {}),
+        **(
+            {
+                "n_validation": len(validation),
+                "validation_clusters": len({e.func for e in validation}),
+                "categories": {name: sorted({e.category for e in entries}) for name, entries in parts.items()},
+            }
+            if config.split_by == "category"
+            else {}
+        ),
         "empty_parameter_share": round(sum(not e.ground_truth.parameters for e in train + test) / max(1, len(train + test)), 3),
         "files": sorted(str(p.relative_to(out)) for p in written),
     }
     if report:
         summary.update(report)
-    formats.write_json({"config": config.to_json(), "catalog": summary["catalog_summary"], "versions": _versions()}, out / "build_config.json")
+    formats.write_json(
+        {"config": config.to_json(), "catalog": summary["catalog_summary"], "versions": _versions()}, out / "build_config.json"
+    )
     formats.write_json(summary, out / "summary.json")
     return summary
 

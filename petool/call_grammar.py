@@ -72,20 +72,22 @@ def call_schema(candidates: list[Tool], echoed: dict[str, dict] | None = None) -
         for name, value in ((echoed or {}).get(tool.name) or {}).items():
             if name in values and (kind := _json_type(value)) and not _allows(values[name], kind):
                 values[name] = {"anyOf": [values[name], {"type": kind}]}
-        options.append({
-            "type": "object",
-            "properties": {
-                "tool_name": {"const": tool.name},
-                "parameters": {
-                    "type": "object",
-                    "properties": values,
-                    **({"required": required} if required else {}),
-                    "additionalProperties": False,
+        options.append(
+            {
+                "type": "object",
+                "properties": {
+                    "tool_name": {"const": tool.name},
+                    "parameters": {
+                        "type": "object",
+                        "properties": values,
+                        **({"required": required} if required else {}),
+                        "additionalProperties": False,
+                    },
                 },
-            },
-            "required": ["tool_name", "parameters"],
-            "additionalProperties": False,
-        })
+                "required": ["tool_name", "parameters"],
+                "additionalProperties": False,
+            }
+        )
     return {"anyOf": options}
 
 
@@ -141,9 +143,8 @@ BOUNDED_RULES = {
     # no "}": the authors' evaluator cuts a call at its first "}}" (docs/petoolbench.md §5), so a value
     # holding one would be scored as broken JSON; no string value of the real dev golds and
     # histories holds a "}" (tool names and keys are literals, not this rule)
-    'basic_string ::= (("\\"" basic_string_sub))':
-        f'basic_string ::= (("\\"" basic_string_char{{0, {MAX_STRING_CHARS}}} "\\""))\n'
-        'basic_string_char ::= (([^\\0-\\x1f\\"\\\\\\r\\n}]) | ("\\\\" basic_escape))',
+    'basic_string ::= (("\\"" basic_string_sub))': f'basic_string ::= (("\\"" basic_string_char{{0, {MAX_STRING_CHARS}}} "\\""))\n'
+    'basic_string_char ::= (([^\\0-\\x1f\\"\\\\\\r\\n}]) | ("\\\\" basic_escape))',
     # numbers: integer part at most 15 digits; fraction and exponent at most 8
     "([1-9] [0-9]*)": "([1-9] [0-9]{0,14})",
     "basic_number_digits{1, -1}": "basic_number_digits{1, 8}",

@@ -30,7 +30,7 @@ def close_call(text: str, candidates: list[Tool]) -> str:
         pass
     decoder = json.JSONDecoder()
     head = '{"tool_name": "'
-    name_part = text[len(head):] if text.startswith(head) else ""
+    name_part = text[len(head) :] if text.startswith(head) else ""
     name = None
     try:
         name, end = decoder.raw_decode(text, len(head) - 1)
@@ -83,8 +83,16 @@ def restore_cut_examples(text: str, candidates: list[Tool]) -> str:
     except (ValueError, TypeError, KeyError, StopIteration):
         return text
     examples = {p.name: str(p.default) for p in tool.required_parameters if p.default not in ("", None)}
-    cut = {k: examples[k] for k, v in params.items() if isinstance(v, str) and k in examples and len(v) > 3
-           and v.endswith("...") and len(examples[k]) > len(v) - 3 and examples[k].startswith(v[:-3])}
+    cut = {
+        k: examples[k]
+        for k, v in params.items()
+        if isinstance(v, str)
+        and k in examples
+        and len(v) > 3
+        and v.endswith("...")
+        and len(examples[k]) > len(v) - 3
+        and examples[k].startswith(v[:-3])
+    }
     if not cut:
         return text
     return json.dumps({**call, "parameters": {k: cut.get(k, v) for k, v in params.items()}}, ensure_ascii=False)

@@ -169,7 +169,9 @@ class Catalog:
 
     def cluster_apis(self, cluster_id: str) -> list[API]:
         if cluster_id not in self.members:
-            raise ValueError(f"unknown cluster {cluster_id!r}; the catalog has {len(self.members)} clusters, e.g. {sorted(self.members)[:5]}")
+            raise ValueError(
+                f"unknown cluster {cluster_id!r}; the catalog has {len(self.members)} clusters, e.g. {sorted(self.members)[:5]}"
+            )
         return self.members[cluster_id]
 
     def summary(self) -> dict:
@@ -390,13 +392,21 @@ def parse_catalog(data: dict, source: str = "catalog") -> Catalog:
             req = [Parameter.from_json(p) for p in a.get("required_parameters", [])]
             opt = [Parameter.from_json(p) for p in a.get("optional_parameters", [])]
             raw = a.get("required_parameters", []) + a.get("optional_parameters", [])
-            apis.append(API(
-                category=t["category"], tool=t["name"], name=a["name"], description=a.get("description", ""),
-                cluster=a.get("cluster"), required=req, optional=opt,
-                examples=list(a.get("examples", [])), templates=list(a.get("templates", [])),
-                slots={p["name"]: p.get("slot", p["name"]) for p in raw},
-                enums={p["name"]: list(p["enum"]) for p in raw if isinstance(p.get("enum"), list)},
-            ))
+            apis.append(
+                API(
+                    category=t["category"],
+                    tool=t["name"],
+                    name=a["name"],
+                    description=a.get("description", ""),
+                    cluster=a.get("cluster"),
+                    required=req,
+                    optional=opt,
+                    examples=list(a.get("examples", [])),
+                    templates=list(a.get("templates", [])),
+                    slots={p["name"]: p.get("slot", p["name"]) for p in raw},
+                    enums={p["name"]: list(p["enum"]) for p in raw if isinstance(p.get("enum"), list)},
+                )
+            )
         tools.append(CatalogTool(t["category"], t["name"], t.get("description", ""), dict(t.get("attributes", {})), apis))
     return Catalog(tools, dict(data["clusters"]), dict(data.get("slots") or {}), source)
 
@@ -422,8 +432,38 @@ def load_catalog(path: str | Path | None = None) -> Catalog:
 
 # ---------------------------------------------------------------- ToolBench import
 
-_STOP = {"get", "the", "a", "an", "of", "for", "by", "to", "and", "or", "in", "on", "with", "from", "api", "v1", "v2", "v3",
-         "list", "this", "endpoint", "returns", "return", "data", "info", "information", "is", "all", "id", "your"}
+_STOP = {
+    "get",
+    "the",
+    "a",
+    "an",
+    "of",
+    "for",
+    "by",
+    "to",
+    "and",
+    "or",
+    "in",
+    "on",
+    "with",
+    "from",
+    "api",
+    "v1",
+    "v2",
+    "v3",
+    "list",
+    "this",
+    "endpoint",
+    "returns",
+    "return",
+    "data",
+    "info",
+    "information",
+    "is",
+    "all",
+    "id",
+    "your",
+}
 
 
 def _tokens(text: str) -> set[str]:
@@ -467,15 +507,21 @@ def import_toolbench(folder: str | Path, threshold: float = 0.5) -> dict:
             opt = [_tb_param(p) for p in a.get("optional_parameters") or [] if isinstance(p, dict) and p.get("name")]
             desc = (a.get("description") or "").strip()
             scenario = desc or f"Call {a['name']} on {name}."
-            apis.append({
-                "name": a["name"], "description": desc, "cluster": None,
-                "required_parameters": req, "optional_parameters": opt,
-                "examples": [{"Scenario": scenario, "Parameters": {p["name"]: p["default"] for p in req}}],
-                "templates": [],
-            })
+            apis.append(
+                {
+                    "name": a["name"],
+                    "description": desc,
+                    "cluster": None,
+                    "required_parameters": req,
+                    "optional_parameters": opt,
+                    "examples": [{"Scenario": scenario, "Parameters": {p["name"]: p["default"] for p in req}}],
+                    "templates": [],
+                }
+            )
         if apis:
-            tools.append({"category": f.parent.name, "name": name, "description": d.get("tool_description") or "",
-                          "attributes": {}, "apis": apis})
+            tools.append(
+                {"category": f.parent.name, "name": name, "description": d.get("tool_description") or "", "attributes": {}, "apis": apis}
+            )
     if problems:
         raise CatalogError(problems, str(folder))
     clusters = _cluster_by_similarity(tools, threshold)

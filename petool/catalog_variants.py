@@ -34,9 +34,16 @@ def with_copied_apis(catalog: Catalog, share: float, seed: int | str = 0) -> Cat
             for api in others:
                 if not any(a.name == source.name for a in catalog.tool_by_key[api.provider].apis):
                     renamed[api.full_name] = (source.name, source.description)
-    tools = [replace(t, apis=[replace(a, name=renamed[a.full_name][0], description=renamed[a.full_name][1])
-                              if a.full_name in renamed else a for a in t.apis])
-             for t in catalog.tools]
+    tools = [
+        replace(
+            t,
+            apis=[
+                replace(a, name=renamed[a.full_name][0], description=renamed[a.full_name][1]) if a.full_name in renamed else a
+                for a in t.apis
+            ],
+        )
+        for t in catalog.tools
+    ]
     return Catalog(tools, dict(catalog.clusters), catalog.slots, f"{catalog.source} (copied APIs: {share:g})")
 
 
@@ -107,10 +114,16 @@ def with_narrowed_apis(catalog: Catalog, share: float, seed: int | str = 0) -> C
                 break
             rest = [p for p in a.optional if p is not param]
             clause = optional_clause(param.name, mark, rng)
-            twin = replace(a, name=name, description=f"{a.description.rstrip('. ')} by {label}.", cluster=f"{cluster}{NARROWED_MARK}{slot}",
-                           required=[*a.required, param], optional=rest,
-                           examples=[ex for ex in a.examples if param.name in ex.get("Parameters", {})],
-                           templates=[t for t in a.templates if mark in t] + [add_clauses(t, [clause]) for t in keep])
+            twin = replace(
+                a,
+                name=name,
+                description=f"{a.description.rstrip('. ')} by {label}.",
+                cluster=f"{cluster}{NARROWED_MARK}{slot}",
+                required=[*a.required, param],
+                optional=rest,
+                examples=[ex for ex in a.examples if param.name in ex.get("Parameters", {})],
+                templates=[t for t in a.templates if mark in t] + [add_clauses(t, [clause]) for t in keep],
+            )
             if not (twin.templates or twin.examples):
                 break
             pairs[a.full_name] = (replace(a, optional=rest, templates=keep, examples=examples), twin)

@@ -34,16 +34,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--n-train", type=int, default=2000, help="training entries")
     p.add_argument("--n-test", type=int, default=1000, help="test entries")
     p.add_argument("--settings", default="p,r,c", help="history settings to write")
-    p.add_argument("--split-by", default="cluster", choices=["cluster", "entry", "category"],
-                   help="cluster: train and test use disjoint functional clusters; category: train, validation and test use disjoint categories")
+    p.add_argument(
+        "--split-by",
+        default="cluster",
+        choices=["cluster", "entry", "category"],
+        help="cluster: train and test use disjoint functional clusters; category: train, validation and test use disjoint categories",
+    )
     p.add_argument("--n-validation", type=int, default=0, help="validation entries (--split-by category only)")
     p.add_argument("--n-candidates", type=int, default=10, help="candidates per entry")
     p.add_argument("--window", type=int, default=20, help="history turns embedded in the prompt")
     p.add_argument("--style", default="paper", help="prompt style of the training files: paper, compact or shortlist")
-    p.add_argument("--copied-clusters", type=float, default=0.0, metavar="SHARE",
-                   help="share of functional clusters built as one API copied under several tools, as PEToolBench's are (0-1)")
-    p.add_argument("--narrowed-clusters", type=float, default=0.0, metavar="SHARE",
-                   help="share of functional clusters given a twin narrowed by one parameter, GetNews / GetNewsByTopic (0-1)")
+    p.add_argument(
+        "--copied-clusters",
+        type=float,
+        default=0.0,
+        metavar="SHARE",
+        help="share of functional clusters built as one API copied under several tools, as PEToolBench's are (0-1)",
+    )
+    p.add_argument(
+        "--narrowed-clusters",
+        type=float,
+        default=0.0,
+        metavar="SHARE",
+        help="share of functional clusters given a twin narrowed by one parameter, GetNews / GetNewsByTopic (0-1)",
+    )
     p.add_argument("--no-trl-sft", action="store_true", help="skip the TRL SFT JSONL files (the largest output)")
     p.add_argument("--paraphrase-url", default=None, help="OpenAI-compatible base URL for the optional paraphrase step")
     p.add_argument("--paraphrase-key", default=None, help="its API key (or env PETOOL_PARAPHRASE_KEY)")
@@ -52,33 +66,56 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("stats", help="distributions of entries next to the real dev entries")
     p.add_argument("paths", nargs="+", help="entries to describe (files or folders)")
-    p.add_argument("--real", default=None, help="real entries to compare with (default: ../shared/petoolbench/early_test_dev.json.gz when present)")
+    p.add_argument(
+        "--real", default=None, help="real entries to compare with (default: ../shared/petoolbench/early_test_dev.json.gz when present)"
+    )
     p.add_argument("--no-real", action="store_true", help="do not compare with the real entries")
-    p.add_argument("--tokens", default="estimate", choices=["auto", "model", "estimate"], help="count prompt tokens with the default model's tokenizer or estimate them")
+    p.add_argument(
+        "--tokens",
+        default="estimate",
+        choices=["auto", "model", "estimate"],
+        help="count prompt tokens with the default model's tokenizer or estimate them",
+    )
     p.add_argument("--figures", default=None, help="also save plotly HTML figures to this folder")
 
     p = sub.add_parser("eval", help="run a model or baseline over entries and score it")
     p.add_argument("--data", required=True, help="entries: early combined file, release file or folder")
     p.add_argument("--settings", default="p,r,c", help="comma list of p, r, c, none (default p,r,c)")
     p.add_argument("--model", required=True, help="baseline:<rule>, openai:<name>, a path, a Hub id, or 'default'")
-    p.add_argument("--adapter", default=None,
-                   help="LoRA adapter folder, 'default' for the shipped PEToolLLaMA, or 'none' for the base alone (as when left out)")
+    p.add_argument(
+        "--adapter",
+        default=None,
+        help="LoRA adapter folder, 'default' for the shipped PEToolLLaMA, or 'none' for the base alone (as when left out)",
+    )
     p.add_argument("--mode", default="petool", choices=["petool", "paper"], help="generation mode (language models)")
-    p.add_argument("--style", default=None, help="prompt style: paper, compact or shortlist (default: paper in paper mode, shortlist in petool mode)")
+    p.add_argument(
+        "--style", default=None, help="prompt style: paper, compact or shortlist (default: paper in paper mode, shortlist in petool mode)"
+    )
     p.add_argument("--parse", default="robust", choices=["paper", "robust"], help="how outputs are parsed")
     p.add_argument("--load-in-4bit", action="store_true", help="load a local model in 4-bit (bitsandbytes)")
-    p.add_argument("--rank-prior", type=float, default=None,
-                   help="shortlist style: weight of the ranking's prior in the tool choice (default 2.5; 0: the model alone)")
-    p.add_argument("--close-penalty", type=float, default=None,
-                   help="petool mode: holds the parameters to what the instruction states: values it names go in, a close is held back while a stated value is missing, and the call closes once all are written (default 1000; 0: off)")
+    p.add_argument(
+        "--rank-prior",
+        type=float,
+        default=None,
+        help="shortlist style: weight of the ranking's prior in the tool choice (default 2.5; 0: the model alone)",
+    )
+    p.add_argument(
+        "--close-penalty",
+        type=float,
+        default=None,
+        help="petool mode: holds the parameters to what the instruction states: values it names go in, a close is held back while a stated value is missing, and the call closes once all are written (default 1000; 0: off)",
+    )
     p.add_argument("--base-url", default=None, help="openai: models: the endpoint (default $OPENAI_BASE_URL)")
     p.add_argument("--api-key", default=None, help="openai: models: the key (default $OPENAI_API_KEY)")
     p.add_argument("--limit", type=int, default=None, help="use only the first N entries")
     p.add_argument("--seed", type=int, default=0, help="seed for baselines that draw at random")
     p.add_argument("--out", required=True, help="run folder: config.json, predictions.jsonl, metrics.json")
     p.add_argument("--db", default=None, help="also import the run into this SQLite store")
-    p.add_argument("--replace", action="store_true",
-                   help="with --db: replace a stored run with the same id (the --out folder's name); without it that import is refused")
+    p.add_argument(
+        "--replace",
+        action="store_true",
+        help="with --db: replace a stored run with the same id (the --out folder's name); without it that import is refused",
+    )
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
     p = sub.add_parser("score", help="score a JSON list of responses against entries")
@@ -215,8 +252,10 @@ def cmd_eval(args) -> int:
     if args.load_in_4bit:
         extra["load_in_4bit"] = True
     local = spec.is_local
-    for flag, value, key in (("--rank-prior", args.rank_prior, "rank_prior_weight"),
-                             ("--close-penalty", args.close_penalty, "close_penalty")):
+    for flag, value, key in (
+        ("--rank-prior", args.rank_prior, "rank_prior_weight"),
+        ("--close-penalty", args.close_penalty, "close_penalty"),
+    ):
         if value is not None and not local:
             raise SystemExit(f"{flag} applies to local language models")
         if value is not None:

@@ -8,7 +8,7 @@ setting, tool_ok, params_ok, error, category, history_length) and label rows
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from typing import Iterable
+from collections.abc import Iterable
 
 from petool.runs import loss_series
 from petool.schema import ALL_SETTINGS, SETTING_NAMES
@@ -79,23 +79,30 @@ def win_rate(labels: Iterable[dict], model: str, opponent: str, **ci) -> dict:
     Returns:
         ``{model, opponent, n, wins, losses, ties, rate, low, high}``.
     """
-    results = [
-        label_outcome(lab, model)
-        for lab in labels
-        if {lab.get("model_a"), lab.get("model_b")} == {model, opponent}
-    ]
+    results = [label_outcome(lab, model) for lab in labels if {lab.get("model_a"), lab.get("model_b")} == {model, opponent}]
     results = [r for r in results if r is not None]
     rate, low, high = bootstrap_ci([OUTCOME[r] for r in results], **ci)
     counts = Counter(results)
     return {
-        "model": model, "opponent": opponent, "n": len(results), "wins": counts["win"],
-        "losses": counts["loss"], "ties": counts["tie"], "rate": rate, "low": low, "high": high,
+        "model": model,
+        "opponent": opponent,
+        "n": len(results),
+        "wins": counts["win"],
+        "losses": counts["loss"],
+        "ties": counts["tie"],
+        "rate": rate,
+        "low": low,
+        "high": high,
     }
 
 
 def model_pairs(labels: Iterable[dict]) -> list[tuple[str, str]]:
     """Each unordered pair of models labelled against each other, as (x, y) sorted."""
-    pairs = {tuple(sorted((lab["model_a"], lab["model_b"]))) for lab in labels if lab.get("model_a") and lab.get("model_b") and lab["model_a"] != lab["model_b"]}
+    pairs = {
+        tuple(sorted((lab["model_a"], lab["model_b"])))
+        for lab in labels
+        if lab.get("model_a") and lab.get("model_b") and lab["model_a"] != lab["model_b"]
+    }
     return sorted(pairs)
 
 
@@ -159,8 +166,7 @@ def _ordered(values: Iterable, order: list) -> list:
 NO_PREDICTIONS = "No scored predictions yet."
 
 
-def accuracy_figure(records: list[dict], by: str = "setting", color: str = "model", title: str | None = None,
-                    empty: str = NO_PREDICTIONS):
+def accuracy_figure(records: list[dict], by: str = "setting", color: str = "model", title: str | None = None, empty: str = NO_PREDICTIONS):
     """Tool and parameter accuracy (two panels), bars per ``by`` value, one colour per ``color``."""
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
@@ -182,13 +188,17 @@ def accuracy_figure(records: list[dict], by: str = "setting", color: str = "mode
         for col, metric in ((1, "tool_acc"), (2, "param_acc")):
             fig.add_trace(
                 go.Bar(
-                    name=str(group), legendgroup=str(group), showlegend=col == 1, marker_color=colors[group],
+                    name=str(group),
+                    legendgroup=str(group),
+                    showlegend=col == 1,
+                    marker_color=colors[group],
                     x=[_label(by, x) for x in xs],
                     y=[mine[x][metric] if x in mine else None for x in xs],
                     customdata=[mine[x]["n"] if x in mine else 0 for x in xs],
                     hovertemplate="%{x}: %{y:.1%} (n=%{customdata})<extra>" + str(group) + "</extra>",
                 ),
-                row=1, col=col,
+                row=1,
+                col=col,
             )
     fig.update_yaxes(range=[0, 1], tickformat=".0%")
     fig.update_layout(title=title, barmode="group", height=380, legend_title_text=color)
@@ -221,14 +231,19 @@ def category_figure(records: list[dict], top: int = 15, empty: str = "No categor
         mine = {r["category"]: r for r in rows if r["model"] == model}
         fig.add_trace(
             go.Bar(
-                name=str(model), orientation="h", y=common, marker_color=colors[model],
+                name=str(model),
+                orientation="h",
+                y=common,
+                marker_color=colors[model],
                 x=[mine[c]["tool_acc"] if c in mine else None for c in common],
                 customdata=[mine[c]["n"] if c in mine else 0 for c in common],
                 hovertemplate="%{y}: %{x:.1%} (n=%{customdata})<extra></extra>",
             )
         )
     fig.update_xaxes(range=[0, 1], tickformat=".0%")
-    fig.update_layout(title="Tool accuracy by category", barmode="group", height=max(320, 28 * len(common) + 120), yaxis={"autorange": "reversed"})
+    fig.update_layout(
+        title="Tool accuracy by category", barmode="group", height=max(320, 28 * len(common) + 120), yaxis={"autorange": "reversed"}
+    )
     return fig
 
 
@@ -247,7 +262,8 @@ def error_figure(records: list[dict], empty: str = NO_PREDICTIONS):
         mine = {r["model"]: r for r in rows if r["error"] == code}
         fig.add_trace(
             go.Bar(
-                name=code, x=[str(m) for m in models],
+                name=code,
+                x=[str(m) for m in models],
                 y=[mine[m]["share"] if m in mine else 0 for m in models],
                 customdata=[mine[m]["count"] if m in mine else 0 for m in models],
                 hovertemplate="%{x}: %{y:.1%} (%{customdata})<extra>" + code + "</extra>",
@@ -285,10 +301,15 @@ def win_rate_figure(labels: list[dict], **ci):
     names = [f"{r['model']}<br>over {r['opponent']} (n={r['n']})" for r in rows]
     fig = go.Figure(
         go.Bar(
-            x=[r["rate"] for r in rows], y=names, orientation="h",
-            error_x={"type": "data", "symmetric": False,
-                     "array": [r["high"] - r["rate"] for r in rows],
-                     "arrayminus": [r["rate"] - r["low"] for r in rows]},
+            x=[r["rate"] for r in rows],
+            y=names,
+            orientation="h",
+            error_x={
+                "type": "data",
+                "symmetric": False,
+                "array": [r["high"] - r["rate"] for r in rows],
+                "arrayminus": [r["rate"] - r["low"] for r in rows],
+            },
             hovertemplate="%{x:.1%}<extra></extra>",
         )
     )
@@ -317,14 +338,19 @@ def training_figure(logs: dict[str, list[dict]], title: str = "training", empty:
     series = {stage: s for stage, s in series.items() if "loss" in s}
     if not series:
         return empty_figure(title, empty)
-    fig = make_subplots(rows=len(series), cols=1, subplot_titles=[stage.upper() for stage in series],
-                        specs=[[{"secondary_y": True}] for _ in series])
+    fig = make_subplots(
+        rows=len(series), cols=1, subplot_titles=[stage.upper() for stage in series], specs=[[{"secondary_y": True}] for _ in series]
+    )
     for row, (stage, s) in enumerate(series.items(), 1):
         for name, axis in (("loss", False), ("eval_loss", False), ("rewards/accuracies", True)):
             if name in s:
-                steps, values = zip(*s[name])
-                fig.add_trace(go.Scatter(x=list(steps), y=list(values), mode="lines+markers", name=f"{stage} {name}"),
-                              row=row, col=1, secondary_y=axis)
+                steps, values = zip(*s[name], strict=False)
+                fig.add_trace(
+                    go.Scatter(x=list(steps), y=list(values), mode="lines+markers", name=f"{stage} {name}"),
+                    row=row,
+                    col=1,
+                    secondary_y=axis,
+                )
         fig.update_xaxes(title_text="step", row=row, col=1)
         fig.update_yaxes(title_text="loss", row=row, col=1, secondary_y=False)
         if "rewards/accuracies" in s:

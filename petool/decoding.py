@@ -62,10 +62,18 @@ def _forced_tokens(matcher, tokenizer) -> list[int]:
     return ids
 
 
-def constrained_generate(model, tokenizer, prompt_ids: list[int], matcher, max_new_tokens: int,
-                         max_time_s: float | None = None, tool_bias: dict[str, float] | None = None,
-                         stated: list[str] | None = None, close_penalty: float = 0.0,
-                         named_values: dict[str, dict[str, object]] | None = None) -> DecodeResult:
+def constrained_generate(
+    model,
+    tokenizer,
+    prompt_ids: list[int],
+    matcher,
+    max_new_tokens: int,
+    max_time_s: float | None = None,
+    tool_bias: dict[str, float] | None = None,
+    stated: list[str] | None = None,
+    close_penalty: float = 0.0,
+    named_values: dict[str, dict[str, object]] | None = None,
+) -> DecodeResult:
     """Greedy decoding under ``matcher``'s grammar, with jump-forward and a KV cache.
 
     Args:
@@ -119,23 +127,33 @@ def constrained_generate(model, tokenizer, prompt_ids: list[int], matcher, max_n
     tool_scores = None
     closers = set(tokens_starting_with(tokenizer, "}")) if close_penalty else None
     # what goes on instead: a "," after a value, a '"' (or ' "') opening the first key
-    go_on_ids = tokens_starting_with(tokenizer, ",") + tokens_starting_with(tokenizer, '"') + tokens_starting_with(tokenizer, ' "') if closers else []
+    go_on_ids = (
+        tokens_starting_with(tokenizer, ",") + tokens_starting_with(tokenizer, '"') + tokens_starting_with(tokenizer, ' "')
+        if closers
+        else []
+    )
     go_on_ids = torch.tensor([i for i in go_on_ids if i < vocab_size])
     quote = tokenizer.encode('"', add_special_tokens=False)
     quote_id = quote[0] if len(quote) == 1 else None
     closer_ids = torch.tensor(sorted(i for i in (closers or ()) if i < vocab_size), dtype=torch.long)
-    value_enders = torch.tensor(sorted(set(closer_ids.tolist()) | {i for i in tokens_starting_with(tokenizer, ",") if i < vocab_size}),
-                                dtype=torch.long) if closers else None
+    value_enders = (
+        torch.tensor(
+            sorted(set(closer_ids.tolist()) | {i for i in tokens_starting_with(tokenizer, ",") if i < vocab_size}), dtype=torch.long
+        )
+        if closers
+        else None
+    )
     ended_raw = False
     start = time.perf_counter()
     with torch.inference_mode():
         if tool_bias:
-            logits = model(input_ids=torch.tensor([pending], device=device), past_key_values=cache, use_cache=True,
-                           logits_to_keep=1).logits[:, -1, :]
+            logits = model(
+                input_ids=torch.tensor([pending], device=device), past_key_values=cache, use_cache=True, logits_to_keep=1
+            ).logits[:, -1, :]
             scored = name_logprobs(model, tokenizer, cache, logits, list(tool_bias))
             tool_scores = {name: round(v[0], 4) for name, v in scored.items()}
             best = choose_tool({name: v[0] for name, v in scored.items()}, tool_bias)
-            head = scored[best][1][: max_new_tokens]
+            head = scored[best][1][:max_new_tokens]
             accepted = 0
             for tok in head:
                 if not matcher.accept_token(tok):
@@ -175,8 +193,21 @@ def constrained_generate(model, tokenizer, prompt_ids: list[int], matcher, max_n
             fill_ids = []
             head, _, written = tokenizer.decode(out).partition('"parameters"') if closers else ("", "", "")
             if written:
-                fill_ids, token = hold_to_the_instruction(matcher, tokenizer, logits, token, head, written, stated,
-                                                           named_values, close_penalty, closers, closer_ids, go_on_ids, quote_id)
+                fill_ids, token = hold_to_the_instruction(
+                    matcher,
+                    tokenizer,
+                    logits,
+                    token,
+                    head,
+                    written,
+                    stated,
+                    named_values,
+                    close_penalty,
+                    closers,
+                    closer_ids,
+                    go_on_ids,
+                    quote_id,
+                )
             if steps == 0:
                 prefill_s += time.perf_counter() - t0
             else:

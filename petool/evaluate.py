@@ -158,7 +158,9 @@ def evaluate(
     return metrics
 
 
-def score_responses(entries: list[Entry], responses: list[dict], parse_mode: str = "robust", settings: Iterable[str] | None = None) -> list[dict]:
+def score_responses(
+    entries: list[Entry], responses: list[dict], parse_mode: str = "robust", settings: Iterable[str] | None = None
+) -> list[dict]:
     """Score ``{"entry_id", "setting", "response"}`` items; entries without a response count as wrong.
 
     The settings scored are ``settings`` or, by default, those that occur in the responses.

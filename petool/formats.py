@@ -11,10 +11,10 @@ import gzip
 import io
 import json
 import os
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Callable, Mapping
-from typing import Any, Iterable
+from typing import Any
 
 from petool.prompts import INSTRUCTION_FIELDS, build_messages, render_system_prompt, split_paper_prompt
 from petool.schema import ALL_SETTINGS, SETTINGS, Entry, PreferenceExample, SFTExample, Tool, ToolCall, Turn, join_tool_name
@@ -124,9 +124,7 @@ def load_entries(path: str | os.PathLike, strict: bool = False) -> LoadResult:
     """
     path = Path(path)
     if path.is_dir():
-        files = sorted(path.glob("user_entries_test_*.json")) or sorted(
-            p for p in path.glob("*.json*") if p.name != "dataset_info.json"
-        )
+        files = sorted(path.glob("user_entries_test_*.json")) or sorted(p for p in path.glob("*.json*") if p.name != "dataset_info.json")
         if not files:
             raise ValueError(f"{path}: no user_entries_test_*.json or *.json files in this folder")
         result = LoadResult(kind="folder")
@@ -170,8 +168,12 @@ def merge_settings(entries: list[Entry]) -> list[Entry]:
     out: list[Entry] = []
     for entry in entries:
         first = merged.get(entry.key)
-        if first is not None and first.query == entry.query and first.ground_truth == entry.ground_truth \
-                and not set(first.histories) & set(entry.histories):
+        if (
+            first is not None
+            and first.query == entry.query
+            and first.ground_truth == entry.ground_truth
+            and not set(first.histories) & set(entry.histories)
+        ):
             first.histories.update(entry.histories)
             first.cluster = first.cluster or entry.cluster
             first.history_length = first.history_length if first.history_length is not None else entry.history_length
@@ -355,8 +357,9 @@ def write_dataset_info(folder: str | os.PathLike, files: dict[str, tuple[str, bo
     return write_json(info, Path(folder) / "dataset_info.json")
 
 
-def _read_rows(path: str | os.PathLike, required: tuple[str, ...], strict: bool,
-               convert: Callable[[dict], Any] | None = None) -> tuple[list, list[str]]:
+def _read_rows(
+    path: str | os.PathLike, required: tuple[str, ...], strict: bool, convert: Callable[[dict], Any] | None = None
+) -> tuple[list, list[str]]:
     """Rows (or ``convert(row)`` for each) of a JSON list or JSONL file; a row lacking a field or
     failing ``convert`` becomes a problem naming its number."""
     path = Path(path)

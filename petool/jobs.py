@@ -28,7 +28,20 @@ LOG_TAIL_CHARS = 4000
 
 def dpo_command(pairs_file: str, sft_adapter: str, out_dir: str, config_yaml: str | None, max_steps: int | None) -> list[str]:
     """The CLI call that trains DPO from ``sft_adapter`` on ``pairs_file``."""
-    cmd = [sys.executable, "-m", "petool", "train", "dpo", "--dpo-file", pairs_file, "--sft-adapter", sft_adapter, "--out", out_dir, "--no-progress"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "petool",
+        "train",
+        "dpo",
+        "--dpo-file",
+        pairs_file,
+        "--sft-adapter",
+        sft_adapter,
+        "--out",
+        out_dir,
+        "--no-progress",
+    ]
     if config_yaml:
         cmd += ["--config", config_yaml]
     if max_steps:
@@ -59,20 +72,31 @@ def small_run_warning(n_pairs: int, max_steps: int | None, config_yaml: str | No
     min_steps = math.ceil(1 / dpo.warmup_ratio) if dpo.warmup_ratio > 0 else 2
     problems = []
     if n_pairs < batch:
-        problems.append(f"{n_pairs} pair{'s' if n_pairs != 1 else ''} is fewer than one optimiser step's batch of {batch} "
-                        f"(batch {dpo.per_device_train_batch_size} x accumulation {dpo.gradient_accumulation_steps}): "
-                        "every step repeats the same pairs; label more comparisons")
+        problems.append(
+            f"{n_pairs} pair{'s' if n_pairs != 1 else ''} is fewer than one optimiser step's batch of {batch} "
+            f"(batch {dpo.per_device_train_batch_size} x accumulation {dpo.gradient_accumulation_steps}): "
+            "every step repeats the same pairs; label more comparisons"
+        )
     if steps < min_steps:
-        problems.append(f"{steps} step{'s' if steps != 1 else ''} is fewer than {min_steps} (1 / warm-up ratio "
-                        f"{dpo.warmup_ratio:g}): the warm-up starts at learning rate 0, so most of such a run barely "
-                        "updates the adapter and the DPO loss stays near log 2 = 0.693")
+        problems.append(
+            f"{steps} step{'s' if steps != 1 else ''} is fewer than {min_steps} (1 / warm-up ratio "
+            f"{dpo.warmup_ratio:g}): the warm-up starts at learning rate 0, so most of such a run barely "
+            "updates the adapter and the DPO loss stays near log 2 = 0.693"
+        )
     if not problems:
         return ""
     return "This run is too small to move the policy: " + "; ".join(problems) + "."
 
 
-def start_dpo_job(store: Store, pairs, sft_adapter: str, jobs_dir: str | Path, config_yaml: str | None = None,
-                  max_steps: int | None = None, command: list[str] | None = None) -> int:
+def start_dpo_job(
+    store: Store,
+    pairs,
+    sft_adapter: str,
+    jobs_dir: str | Path,
+    config_yaml: str | None = None,
+    max_steps: int | None = None,
+    command: list[str] | None = None,
+) -> int:
     """Write ``pairs`` (PreferenceExample list) and launch the supervised run; returns the job id.
 
     Args:
@@ -88,14 +112,21 @@ def start_dpo_job(store: Store, pairs, sft_adapter: str, jobs_dir: str | Path, c
     pairs_file = write_trl_preferences(list(pairs), job_dir / "pairs.jsonl")
     out_dir = job_dir / "run"
     cmd = command or dpo_command(str(pairs_file), sft_adapter, str(out_dir), config_yaml, max_steps)
-    job_id = store.add_job(cmd, str(job_dir / "train.log"), str(out_dir), {"pairs": len(pairs), "sft_adapter": sft_adapter,
-                                                                          "config": config_yaml, "max_steps": max_steps})
+    job_id = store.add_job(
+        cmd,
+        str(job_dir / "train.log"),
+        str(out_dir),
+        {"pairs": len(pairs), "sft_adapter": sft_adapter, "config": config_yaml, "max_steps": max_steps},
+    )
     # The supervisor must import petool wherever the app was started from.
     root = str(Path(__file__).resolve().parents[1])
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
     proc = subprocess.Popen(
         [sys.executable, "-m", "petool.jobs", store.path, str(job_id)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True, env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        env=env,
     )
     store.update_job(job_id, pid=proc.pid, message="starting")
     return job_id
@@ -165,9 +196,14 @@ def supervise(db_path: str, job_id: int) -> int:
                 losses = merge_losses(losses, progress)
                 total = progress.get("max_steps") or None
                 step = progress.get("step") or 0
-                store.update_job(job_id, step=step, total_steps=total, losses=losses,
-                                 progress=round(step / total, 4) if total else 0.0,
-                                 message=f"step {step}/{total or '?'}, eta {progress.get('eta_s', '?')} s")
+                store.update_job(
+                    job_id,
+                    step=step,
+                    total_steps=total,
+                    losses=losses,
+                    progress=round(step / total, 4) if total else 0.0,
+                    message=f"step {step}/{total or '?'}, eta {progress.get('eta_s', '?')} s",
+                )
     code = proc.returncode
     losses = final_losses(job["output_dir"]) or losses
     current = store.get_job(job_id) or {}

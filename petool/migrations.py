@@ -31,9 +31,19 @@ def _m1_initial(db) -> None:
     db["entries"].create_index(["source", "key"], unique=True, if_not_exists=True)
     db["runs"].create(
         {
-            "id": str, "model": str, "adapter": str, "mode": str, "style": str, "settings": str,
-            "data_path": str, "scorer_version": str, "benchmark_version": str, "created": str,
-            "run_dir": str, "config": str, "metrics": str,
+            "id": str,
+            "model": str,
+            "adapter": str,
+            "mode": str,
+            "style": str,
+            "settings": str,
+            "data_path": str,
+            "scorer_version": str,
+            "benchmark_version": str,
+            "created": str,
+            "run_dir": str,
+            "config": str,
+            "metrics": str,
         },
         pk="id",
         not_null=["created"],
@@ -41,9 +51,21 @@ def _m1_initial(db) -> None:
     )
     db["predictions"].create(
         {
-            "id": int, "run_id": str, "entry_id": str, "setting": str, "model": str, "raw": str,
-            "call": str, "tool_ok": int, "params_ok": int, "error": str, "param_error": str,
-            "latency_s": float, "prompt_tokens": int, "output_tokens": int, "category": str,
+            "id": int,
+            "run_id": str,
+            "entry_id": str,
+            "setting": str,
+            "model": str,
+            "raw": str,
+            "call": str,
+            "tool_ok": int,
+            "params_ok": int,
+            "error": str,
+            "param_error": str,
+            "latency_s": float,
+            "prompt_tokens": int,
+            "output_tokens": int,
+            "category": str,
             "history_length": int,
         },
         pk="id",
@@ -54,10 +76,25 @@ def _m1_initial(db) -> None:
     db["predictions"].create_index(["run_id", "entry_id", "setting"], unique=True, if_not_exists=True)
     db["labels"].create(
         {
-            "id": int, "annotator": str, "created": str, "entry_key": str, "entry": str,
-            "setting": str, "query": str, "prompt": str, "model_a": str, "model_b": str,
-            "call_a": str, "call_b": str, "raw_a": str, "raw_b": str, "blind": int,
-            "verdict": str, "tags": str, "comment": str, "gold_call": str,
+            "id": int,
+            "annotator": str,
+            "created": str,
+            "entry_key": str,
+            "entry": str,
+            "setting": str,
+            "query": str,
+            "prompt": str,
+            "model_a": str,
+            "model_b": str,
+            "call_a": str,
+            "call_b": str,
+            "raw_a": str,
+            "raw_b": str,
+            "blind": int,
+            "verdict": str,
+            "tags": str,
+            "comment": str,
+            "gold_call": str,
         },
         pk="id",
         not_null=["annotator", "created", "entry_key", "setting", "verdict"],
@@ -66,9 +103,20 @@ def _m1_initial(db) -> None:
     db["labels"].create_index(["entry_key", "setting"], if_not_exists=True)
     db["train_jobs"].create(
         {
-            "id": int, "created": str, "updated": str, "status": str, "pid": int, "command": str,
-            "log_path": str, "output_dir": str, "progress": float, "step": int, "total_steps": int,
-            "losses": str, "message": str, "config": str,
+            "id": int,
+            "created": str,
+            "updated": str,
+            "status": str,
+            "pid": int,
+            "command": str,
+            "log_path": str,
+            "output_dir": str,
+            "progress": float,
+            "step": int,
+            "total_steps": int,
+            "losses": str,
+            "message": str,
+            "config": str,
         },
         pk="id",
         not_null=["created", "status"],
@@ -76,12 +124,10 @@ def _m1_initial(db) -> None:
     )
     # Append-only, enforced by the database itself and not only by this module's API.
     db.execute(
-        "CREATE TRIGGER IF NOT EXISTS labels_no_update BEFORE UPDATE ON labels "
-        "BEGIN SELECT RAISE(ABORT, 'labels are append-only'); END"
+        "CREATE TRIGGER IF NOT EXISTS labels_no_update BEFORE UPDATE ON labels BEGIN SELECT RAISE(ABORT, 'labels are append-only'); END"
     )
     db.execute(
-        "CREATE TRIGGER IF NOT EXISTS labels_no_delete BEFORE DELETE ON labels "
-        "BEGIN SELECT RAISE(ABORT, 'labels are append-only'); END"
+        "CREATE TRIGGER IF NOT EXISTS labels_no_delete BEFORE DELETE ON labels BEGIN SELECT RAISE(ABORT, 'labels are append-only'); END"
     )
 
 
@@ -129,9 +175,7 @@ def apply_migrations(db, now: Callable[[], str]) -> list[int]:
             if _migrated(db, number):  # another process got there while we waited
                 continue
             fn(db)
-            db.conn.execute(
-                "INSERT INTO _migrations (id, name, applied) VALUES (?, ?, ?)", [number, name, now()]
-            )
+            db.conn.execute("INSERT INTO _migrations (id, name, applied) VALUES (?, ?, ?)", [number, name, now()])
         applied.append(number)
     return applied
 

@@ -142,7 +142,9 @@ def resolve_model(model: str | None = "default") -> ModelSource:
         if path.is_dir():
             return ModelSource("path", str(path), reason=f"set by {reason}")
         if path.exists() or explicit.startswith((".", "/", "~")) or explicit.count("/") != 1:
-            raise ModelNotFound(f"model {explicit!r} (from {reason}) is not a model folder, a .gguf file or a Hub id 'owner/name'; {INSTALL_HINT}")
+            raise ModelNotFound(
+                f"model {explicit!r} (from {reason}) is not a model folder, a .gguf file or a Hub id 'owner/name'; {INSTALL_HINT}"
+            )
         return ModelSource("hub", explicit, reason=f"set by {reason}")
     cache = cache_root() / GGUF_CACHE_NAME
     if _is_model_dir(cache):
@@ -226,9 +228,7 @@ def load_base(source: ModelSource, device: str | None = None, load_in_4bit: bool
     if load_in_4bit:
         from transformers import BitsAndBytesConfig
 
-        kwargs["quantization_config"] = BitsAndBytesConfig(
-            load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_compute_dtype=dtype
-        )
+        kwargs["quantization_config"] = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_compute_dtype=dtype)
     t0 = time.perf_counter()
     try:
         tokenizer = AutoTokenizer.from_pretrained(location)
@@ -240,8 +240,12 @@ def load_base(source: ModelSource, device: str | None = None, load_in_4bit: bool
     model.eval()
     if not getattr(tokenizer, "chat_template", None):
         raise ModelNotFound(f"{source.describe()} has no chat template; petool needs an instruction-tuned (chat) model")
-    info = {"device": device, "dtype": str(dtype).removeprefix("torch.") + (" (4-bit nf4)" if load_in_4bit else ""),
-            "load_s": round(time.perf_counter() - t0, 3), "source": source.describe()}
+    info = {
+        "device": device,
+        "dtype": str(dtype).removeprefix("torch.") + (" (4-bit nf4)" if load_in_4bit else ""),
+        "load_s": round(time.perf_counter() - t0, 3),
+        "source": source.describe(),
+    }
     say(f"loaded {source.name} on {device} in {info['load_s']} s")
     return model, tokenizer, info
 
@@ -294,10 +298,21 @@ class LocalPredictor:
     the base through peft's ``disable_adapter`` context.
     """
 
-    def __init__(self, model, tokenizer, source: ModelSource, info: dict, adapter: Path | None = None,
-                 mode: str = "petool", style: str | None = None, max_new_tokens: int | None = None,
-                 max_prompt_tokens: int | None = None, max_time_s: float | None = None,
-                 rank_prior_weight: float | None = None, close_penalty: float | None = None):
+    def __init__(
+        self,
+        model,
+        tokenizer,
+        source: ModelSource,
+        info: dict,
+        adapter: Path | None = None,
+        mode: str = "petool",
+        style: str | None = None,
+        max_new_tokens: int | None = None,
+        max_prompt_tokens: int | None = None,
+        max_time_s: float | None = None,
+        rank_prior_weight: float | None = None,
+        close_penalty: float | None = None,
+    ):
         if mode not in MODES:
             raise ValueError(f"unknown mode {mode!r}; valid: {', '.join(MODES)}")
         style = style or DEFAULT_STYLE[mode]
@@ -398,8 +413,7 @@ class LocalPredictor:
             "max_prompt_tokens": PAPER_MAX_PROMPT_TOKENS if self.mode == "paper" else self.max_prompt_tokens,
         }
 
-    def generate(self, entry: Entry, setting: Setting, *, rank_prior: float | None = None,
-                 use_adapter: bool | None = None) -> Generation:
+    def generate(self, entry: Entry, setting: Setting, *, rank_prior: float | None = None, use_adapter: bool | None = None) -> Generation:
         """Answer ``entry`` in ``setting``; the text is the model's raw output.
 
         Args:
@@ -430,8 +444,11 @@ class LocalPredictor:
         inputs = self.tokenizer(prompt, truncation=True, max_length=PAPER_MAX_PROMPT_TOKENS, return_tensors="pt")
         inputs = inputs.to(self.info["device"])
         n = inputs["input_ids"].shape[1]
-        kwargs = {"max_new_tokens": self.max_new_tokens, "eos_token_id": [self.tokenizer.eos_token_id],
-                  "pad_token_id": self.tokenizer.pad_token_id or self.tokenizer.eos_token_id}
+        kwargs = {
+            "max_new_tokens": self.max_new_tokens,
+            "eos_token_id": [self.tokenizer.eos_token_id],
+            "pad_token_id": self.tokenizer.pad_token_id or self.tokenizer.eos_token_id,
+        }
         config = getattr(self.model, "generation_config", None)
         if config is not None and config.do_sample:
             kwargs["temperature"] = PAPER_TEMPERATURE  # the authors' value; no effect when greedy
@@ -442,10 +459,19 @@ class LocalPredictor:
             out = self.model.generate(**inputs, **kwargs)
         new = out[0, n:]
         ended = new.numel() > 0 and int(new[-1]) == self.tokenizer.eos_token_id
-        timed_out = (self.max_time_s is not None and time.perf_counter() - t0 >= self.max_time_s
-                     and not ended and int(new.shape[0]) < self.max_new_tokens)
-        return Generation(self.tokenizer.decode(new, skip_special_tokens=True), prompt_tokens=n, output_tokens=int(new.shape[0]),
-                          timed_out=timed_out, details={"truncated": n >= PAPER_MAX_PROMPT_TOKENS})
+        timed_out = (
+            self.max_time_s is not None
+            and time.perf_counter() - t0 >= self.max_time_s
+            and not ended
+            and int(new.shape[0]) < self.max_new_tokens
+        )
+        return Generation(
+            self.tokenizer.decode(new, skip_special_tokens=True),
+            prompt_tokens=n,
+            output_tokens=int(new.shape[0]),
+            timed_out=timed_out,
+            details={"truncated": n >= PAPER_MAX_PROMPT_TOKENS},
+        )
 
     def _petool(self, entry: Entry, setting: Setting, rank_prior: float) -> Generation:
         t0 = time.perf_counter()
@@ -464,28 +490,51 @@ class LocalPredictor:
         if len(allowed) > 1:
             tied = tied_ranks(rank_keys(entry.query, history, entry.candidates, setting), [t.name for t in allowed])
             prior = rank_log_prior(setting, len(allowed), tied) if self.style == "shortlist" else [0.0] * len(allowed)
-            bias = {t.name: rank_prior * lp for t, lp in zip(allowed, prior)}
+            bias = {t.name: rank_prior * lp for t, lp in zip(allowed, prior, strict=False)}
         # The time limit covers prompt fitting and grammar compiling too.
         left = None if self.max_time_s is None else max(0.0, self.max_time_s - (time.perf_counter() - t0))
         stated = stated_values(entry.query) if self.close_penalty else None
         named = {t.name: named_values(entry.query, t) | echoed.get(t.name, {}) for t in allowed} if self.close_penalty else None
-        result = constrained_generate(self.model, self.tokenizer, ids, matcher, self.max_new_tokens, left, bias,
-                                      stated, self.close_penalty, named)
+        result = constrained_generate(
+            self.model, self.tokenizer, ids, matcher, self.max_new_tokens, left, bias, stated, self.close_penalty, named
+        )
         text = self.tokenizer.decode(result.token_ids, skip_special_tokens=True)
         if not result.complete:
             text = close_call(text, allowed)
         text = restore_cut_examples(text, allowed) if self.style != "paper" else text
-        details = {"dropped_turns": dropped, "model_steps": result.model_steps, "forced_tokens": result.forced_tokens,
-                   "complete": result.complete, "prefill_s": result.prefill_s, "decode_s": result.decode_s}
-        return Generation(text, prompt_tokens=len(ids), output_tokens=len(result.token_ids), timed_out=result.timed_out,
-                          tool_scores=result.tool_scores, tool_bias=bias, details=details)
+        details = {
+            "dropped_turns": dropped,
+            "model_steps": result.model_steps,
+            "forced_tokens": result.forced_tokens,
+            "complete": result.complete,
+            "prefill_s": result.prefill_s,
+            "decode_s": result.decode_s,
+        }
+        return Generation(
+            text,
+            prompt_tokens=len(ids),
+            output_tokens=len(result.token_ids),
+            timed_out=result.timed_out,
+            tool_scores=result.tool_scores,
+            tool_bias=bias,
+            details=details,
+        )
 
 
-def load_predictor(model: str | None = "default", adapter: str | None = None, mode: str = "petool",
-                   style: str | None = None, max_new_tokens: int | None = None, load_in_4bit: bool = False,
-                   device: str | None = None, max_prompt_tokens: int | None = None,
-                   progress: Callable[[str], None] | None = None, max_time_s: float | None = None,
-                   rank_prior_weight: float | None = None, close_penalty: float | None = None) -> LocalPredictor:
+def load_predictor(
+    model: str | None = "default",
+    adapter: str | None = None,
+    mode: str = "petool",
+    style: str | None = None,
+    max_new_tokens: int | None = None,
+    load_in_4bit: bool = False,
+    device: str | None = None,
+    max_prompt_tokens: int | None = None,
+    progress: Callable[[str], None] | None = None,
+    max_time_s: float | None = None,
+    rank_prior_weight: float | None = None,
+    close_penalty: float | None = None,
+) -> LocalPredictor:
     """Load a local causal LM as a predictor (``petool.predictors.build_predictor`` decides
     whether a model spec names one).
 
@@ -518,5 +567,17 @@ def load_predictor(model: str | None = "default", adapter: str | None = None, mo
 
         base = PeftModel.from_pretrained(base, str(adapter_path))
         base.eval()
-    return LocalPredictor(base, tokenizer, source, info, adapter_path, mode, style, max_new_tokens, max_prompt_tokens, max_time_s,
-                          rank_prior_weight, close_penalty)
+    return LocalPredictor(
+        base,
+        tokenizer,
+        source,
+        info,
+        adapter_path,
+        mode,
+        style,
+        max_new_tokens,
+        max_prompt_tokens,
+        max_time_s,
+        rank_prior_weight,
+        close_penalty,
+    )

@@ -27,8 +27,9 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 from petool.prompts import build_messages
 from petool.schema import Entry, PreferenceExample, Tool, ToolCall
@@ -175,8 +176,7 @@ def pairs_from_labels(labels: Iterable[dict], policy: PairPolicy = PairPolicy())
     return explain_labels(labels, policy)[0]
 
 
-def explain_labels(labels: Iterable[dict], policy: PairPolicy = PairPolicy()
-                   ) -> tuple[list[PreferenceExample], dict[int, LabelStatus]]:
+def explain_labels(labels: Iterable[dict], policy: PairPolicy = PairPolicy()) -> tuple[list[PreferenceExample], dict[int, LabelStatus]]:
     """The DPO pairs and, for every label, its ``LabelStatus``: the one pass that builds the pairs
     also says why each label that gives none gives none, so the two can never disagree. The
     statuses account for every label: each either yields pairs or has exactly one reason."""
@@ -237,8 +237,12 @@ def pair_accounting(statuses: dict[int, LabelStatus]) -> dict:
         if st.reason:
             reasons[st.reason] = reasons.get(st.reason, 0) + 1
     with_pairs = [st for st in statuses.values() if st.reason is None]
-    return {"labels": len(statuses), "with_pairs": len(with_pairs), "pairs": sum(st.pairs for st in with_pairs),
-            "reasons": dict(sorted(reasons.items(), key=lambda kv: -kv[1]))}
+    return {
+        "labels": len(statuses),
+        "with_pairs": len(with_pairs),
+        "pairs": sum(st.pairs for st in with_pairs),
+        "reasons": dict(sorted(reasons.items(), key=lambda kv: -kv[1])),
+    }
 
 
 def is_test_label(label: dict) -> bool:
@@ -266,7 +270,10 @@ def map_parameters(params: dict, source: Tool, target: Tool) -> dict:
     """Carry a call's values onto an equivalent API: by position among required, then optional
     parameters (equivalent APIs of a petool catalog list their slots in the same order)."""
     out = {}
-    for group_s, group_t in ((source.required_parameters, target.required_parameters), (source.optional_parameters, target.optional_parameters)):
+    for group_s, group_t in (
+        (source.required_parameters, target.required_parameters),
+        (source.optional_parameters, target.optional_parameters),
+    ):
         for i, p in enumerate(group_s):
             if p.name in params and i < len(group_t):
                 out[group_t[i].name] = params[p.name]
@@ -326,8 +333,15 @@ def _other_value(value, name: str, entry: Entry, rng: random.Random):
         return value[:-1] if len(value) > 1 else value + value
     if isinstance(value, dict):
         return {}
-    seen = sorted({str(v) for t in entry.history("p") if t.call.tool_name for k, v in t.call.parameters.items()
-                   if isinstance(v, str) and v != value and k == name})
+    seen = sorted(
+        {
+            str(v)
+            for t in entry.history("p")
+            if t.call.tool_name
+            for k, v in t.call.parameters.items()
+            if isinstance(v, str) and v != value and k == name
+        }
+    )
     if seen:
         return rng.choice(seen)
     tool = entry.candidate(entry.ground_truth.tool_name)
@@ -380,6 +394,14 @@ def preference_examples(entries: list[Entry], setting: str, seed: int, hard_shar
             continue
         messages = build_messages(e, setting, style)
         for c in picked:
-            out.append(PreferenceExample(messages[0]["content"], messages[1]["content"], e.ground_truth.to_text(), c.to_text(),
-                                         source=f"bench:{negative_kind(e, c)}", weight=1.0))
+            out.append(
+                PreferenceExample(
+                    messages[0]["content"],
+                    messages[1]["content"],
+                    e.ground_truth.to_text(),
+                    c.to_text(),
+                    source=f"bench:{negative_kind(e, c)}",
+                    weight=1.0,
+                )
+            )
     return out

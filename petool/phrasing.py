@@ -48,8 +48,9 @@ def mask_tool(text: str, tool_name: str) -> str:
     return text.replace(name, MASK) if name else text
 
 
-def phrase(api: API, catalog: Catalog, rng: random.Random, masked: bool, p_example: float, p_minimal: float = 0.0,
-           p_optional: float = 0.0) -> tuple[str, dict, int | None]:
+def phrase(
+    api: API, catalog: Catalog, rng: random.Random, masked: bool, p_example: float, p_minimal: float = 0.0, p_optional: float = 0.0
+) -> tuple[str, dict, int | None]:
     """An instruction for ``api`` and the parameters it states.
 
     With probability ``p_minimal`` the template is drawn among those mentioning the fewest
@@ -140,7 +141,9 @@ def add_clauses(text: str, clauses: list[str]) -> str:
     return f"{body}, {tail}{end or '.'}"
 
 
-def fill_template(api: API, t_index: int, catalog: Catalog, rng: random.Random, tool_text: str, values: dict | None = None) -> tuple[str, dict]:
+def fill_template(
+    api: API, t_index: int, catalog: Catalog, rng: random.Random, tool_text: str, values: dict | None = None
+) -> tuple[str, dict]:
     """Render template ``t_index`` of ``api``; ``values`` (slot -> value) reuses given values."""
     by_slot = {api.slots.get(p.name, p.name): p.name for p in api.params}
     values = dict(values or {})
@@ -166,11 +169,16 @@ class Paraphraser:
             "model": self.model,
             "temperature": 0.7,
             "messages": [
-                {"role": "system", "content": "Rewrite the user's request in different words. Keep every name, number, code and '...' exactly as written. Answer with the rewritten request only."},
+                {
+                    "role": "system",
+                    "content": "Rewrite the user's request in different words. Keep every name, number, code and '...' exactly as written. Answer with the rewritten request only.",
+                },
                 {"role": "user", "content": text},
             ],
         }
-        request = urllib.request.Request(self.url, json.dumps(body).encode(), {"Content-Type": "application/json", "Authorization": f"Bearer {self.key}"})
+        request = urllib.request.Request(
+            self.url, json.dumps(body).encode(), {"Content-Type": "application/json", "Authorization": f"Bearer {self.key}"}
+        )
         try:
             with urllib.request.urlopen(request, timeout=self.timeout) as resp:
                 out = json.loads(resp.read().decode())["choices"][0]["message"]["content"].strip()

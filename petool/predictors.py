@@ -43,8 +43,7 @@ class Predictor(Protocol):
         """What this predictor is, for run configs and the app's About tab."""
         ...
 
-    def generate(self, entry: Entry, setting: Setting, *, rank_prior: float | None = None,
-                 use_adapter: bool | None = None) -> Generation:
+    def generate(self, entry: Entry, setting: Setting, *, rank_prior: float | None = None, use_adapter: bool | None = None) -> Generation:
         """Answer ``entry`` in ``setting``.
 
         Args:
@@ -99,8 +98,15 @@ class ModelSpec:
         return models.resolve_model(self.target).describe()
 
 
-def build_predictor(spec: str | ModelSpec, adapter: str | None = None, mode: str = "petool", style: str | None = None,
-                    seed: int = 0, max_time_s: float | None = None, **options: Any) -> Predictor:
+def build_predictor(
+    spec: str | ModelSpec,
+    adapter: str | None = None,
+    mode: str = "petool",
+    style: str | None = None,
+    seed: int = 0,
+    max_time_s: float | None = None,
+    **options: Any,
+) -> Predictor:
     """Build the predictor a model spec names.
 
     Args:

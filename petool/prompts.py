@@ -11,10 +11,7 @@ import json
 from petool.ranking import fit_scores, history_evidence, rank_tools
 from petool.schema import Entry, Tool, Turn, provider_of
 
-TASK_WITH_HISTORY = (
-    "Your task is to use a tool that not only meets real-time user instructions "
-    "but also aligns with user preferences."
-)
+TASK_WITH_HISTORY = "Your task is to use a tool that not only meets real-time user instructions but also aligns with user preferences."
 TASK_WITHOUT_HISTORY = "Your task is to use a tool that meets real-time user instructions."
 
 _PREFIX = (
@@ -80,10 +77,7 @@ def paper_prompt(setting: str, history: list[Turn], candidates: list[Tool]) -> s
     if setting == "none":
         head = f"\n{TASK_WITHOUT_HISTORY}\n"
     elif setting in HISTORY_DESCRIPTIONS:
-        head = (
-            f"\n{TASK_WITH_HISTORY}\n{HISTORY_DESCRIPTIONS[setting]}\n"
-            f"{HISTORY_HEADER}{history_json(history)}\n\n"
-        )
+        head = f"\n{TASK_WITH_HISTORY}\n{HISTORY_DESCRIPTIONS[setting]}\n{HISTORY_HEADER}{history_json(history)}\n\n"
     else:
         raise ValueError(f"unknown setting {setting!r}; valid: p, r, c, none")
     return f"{head}{CANDIDATES_HEADER}{candidates_json(candidates)}\n\n{OUTPUT_FORMAT}\n"
@@ -165,11 +159,10 @@ COMPACT_EVIDENCE = {
     "r": "The user rated each of their {n} past calls: liked = satisfied, disliked = not; prefer tools the user liked, avoid tools they disliked.",
     "c": "The user's {n} past calls are in time order: a tool used later is more preferred than one used earlier; tools used only in the opening calls are the least preferred.",
 }
-COMPACT_CANDIDATES_HEADER = "Candidates (name; what it does; parameters, * = required, with example values; fit; the user's history with its tool):"
-COMPACT_OUTPUT = (
-    'Answer with only the call as one line of JSON: {"tool_name": "<name from the list>", '
-    '"parameters": {"parameter": value}}'
+COMPACT_CANDIDATES_HEADER = (
+    "Candidates (name; what it does; parameters, * = required, with example values; fit; the user's history with its tool):"
 )
+COMPACT_OUTPUT = 'Answer with only the call as one line of JSON: {"tool_name": "<name from the list>", "parameters": {"parameter": value}}'
 COMPACT_DESCRIPTION_WORDS = 20
 COMPACT_DEFAULT_CHARS = 24
 
@@ -228,7 +221,9 @@ def _parameter_text(tool: Tool) -> str:
     return ", ".join(parts) if parts else "none"
 
 
-def compact_candidate(index: int, tool: Tool, setting: str, history: list[Turn], fit: float | None = None, in_opening_calls: bool = False) -> str:
+def compact_candidate(
+    index: int, tool: Tool, setting: str, history: list[Turn], fit: float | None = None, in_opening_calls: bool = False
+) -> str:
     """One candidate block of the compact prompt (name, description, parameters, fit, evidence)."""
     lines = [
         f"{index}. {tool.name}",
@@ -283,8 +278,10 @@ def compact_prompt(setting: str, history: list[Turn], candidates: list[Tool], qu
 # model confirms the choice among a handful and fills the parameters from the instruction, in a
 # prompt of ~300 tokens instead of ~800 (compact) or ~3,400 (paper).
 
-SHORTLIST_HEADER = ("Candidates, most likely first (ranked by fit, then by the user's history); name; what it does; "
-                    "parameters, * = required, with example values; fit; the user's history with its tool:")
+SHORTLIST_HEADER = (
+    "Candidates, most likely first (ranked by fit, then by the user's history); name; what it does; "
+    "parameters, * = required, with example values; fit; the user's history with its tool:"
+)
 
 
 def shortlist_prompt(setting: str, history: list[Turn], candidates: list[Tool], query: str, size: int = SHORTLIST_SIZE) -> str:
@@ -306,6 +303,7 @@ def shortlist_prompt(setting: str, history: list[Turn], candidates: list[Tool], 
     if size < 1:
         raise ValueError(f"a shortlist needs at least one candidate, got size {size}")
     ranked = rank_tools(query, history, candidates, setting)[:size]
-    blocks = [compact_candidate(i, t, setting, history, fit, ev.in_leading_block and setting == "c")
-              for i, (t, fit, ev) in enumerate(ranked, 1)]
+    blocks = [
+        compact_candidate(i, t, setting, history, fit, ev.in_leading_block and setting == "c") for i, (t, fit, ev) in enumerate(ranked, 1)
+    ]
     return "\n".join(head + [COMPACT_FIT, SHORTLIST_HEADER] + blocks + [COMPACT_OUTPUT])

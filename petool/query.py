@@ -34,8 +34,18 @@ def words(text: str) -> list[str]:
 _QUOTED = re.compile(r"'([^']{1,80})'|\"([^\"]{1,80})\"")
 # not inside "v2", "COVID-19", "1.5x"; a sentence's full stop may follow ("limit it to 10.")
 _NUMBER = re.compile(r"(?<![\w.])(?<!\w-)\d+(?:\.\d+)?(?!\w|\.\d)")
-_ORDINAL_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
-                  "eighth": 8, "ninth": 9, "tenth": 10}
+_ORDINAL_WORDS = {
+    "first": 1,
+    "second": 2,
+    "third": 3,
+    "fourth": 4,
+    "fifth": 5,
+    "sixth": 6,
+    "seventh": 7,
+    "eighth": 8,
+    "ninth": 9,
+    "tenth": 10,
+}
 # "the second page", "the 6th result"; not "the first 100 tracks" (a count follows)
 _ORDINAL = re.compile(r"\b(?:(" + "|".join(_ORDINAL_WORDS) + r")|(\d+)(?:st|nd|rd|th))\b(?!\s+\d)", re.IGNORECASE)
 
@@ -59,17 +69,42 @@ def _spaced(text: object) -> str:
 
 # Instructions name languages, APIs take ISO 639-1 codes ("in English" sets lang = "en").
 LANGUAGE_CODES = {
-    "english": "en", "french": "fr", "spanish": "es", "german": "de", "italian": "it",
-    "portuguese": "pt", "dutch": "nl", "russian": "ru", "chinese": "zh", "japanese": "ja",
-    "korean": "ko", "arabic": "ar", "hindi": "hi", "turkish": "tr", "polish": "pl",
-    "swedish": "sv", "indonesian": "id", "vietnamese": "vi", "thai": "th", "greek": "el",
+    "english": "en",
+    "french": "fr",
+    "spanish": "es",
+    "german": "de",
+    "italian": "it",
+    "portuguese": "pt",
+    "dutch": "nl",
+    "russian": "ru",
+    "chinese": "zh",
+    "japanese": "ja",
+    "korean": "ko",
+    "arabic": "ar",
+    "hindi": "hi",
+    "turkish": "tr",
+    "polish": "pl",
+    "swedish": "sv",
+    "indonesian": "id",
+    "vietnamese": "vi",
+    "thai": "th",
+    "greek": "el",
 }
 
 _LANGUAGE_CODE_SET = frozenset(LANGUAGE_CODES.values())
 
 # Short forms pycountry does not list; the upper-case ones must be written so ("show us" is no country).
-_COUNTRY_ALIASES = {"usa": "US", "uk": "GB", "britain": "GB", "england": "GB",
-                    "russia": "RU", "vietnam": "VN", "US": "US", "USA": "US", "UK": "GB"}
+_COUNTRY_ALIASES = {
+    "usa": "US",
+    "uk": "GB",
+    "britain": "GB",
+    "england": "GB",
+    "russia": "RU",
+    "vietnam": "VN",
+    "US": "US",
+    "USA": "US",
+    "UK": "GB",
+}
 
 
 @lru_cache(maxsize=1)
@@ -90,6 +125,7 @@ def _country_names() -> dict[str, str]:
 def _place_patterns() -> tuple[re.Pattern, re.Pattern, re.Pattern, frozenset[str]]:
     """One pattern per kind of name (longest first, so "papua new guinea" is not "guinea"),
     and the set of country codes."""
+
     def alternatives(names):
         return "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
 
@@ -113,8 +149,10 @@ def named_places(query: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     lower_names, upper_names, language_names, _ = _place_patterns()
     lower, countries = query.lower(), _country_names()
     langs = [LANGUAGE_CODES[m.group(1)] for m in language_names.finditer(lower)]
-    hits = sorted([(m.start(), countries[m.group(1)]) for m in lower_names.finditer(lower)]
-                  + [(m.start(), countries[m.group(1)]) for m in upper_names.finditer(query)])
+    hits = sorted(
+        [(m.start(), countries[m.group(1)]) for m in lower_names.finditer(lower)]
+        + [(m.start(), countries[m.group(1)]) for m in upper_names.finditer(query)]
+    )
     return tuple(dict.fromkeys(langs)), tuple(dict.fromkeys(code for _, code in hits))
 
 
@@ -127,9 +165,14 @@ def _with_places(default: str, parameter: Parameter, langs: tuple[str, ...], cou
     English to French" names no one language).
     """
     about = f"{parameter.name} {parameter.description}".lower()
-    kinds = [(kind, codes[0]) for kind, codes, pattern in (("lang", langs, r"\b(?:lang\w*|locale|lr|hl)\b"),
-                                                           ("country", countries, r"\b(?:countr\w*|region\w*|gl|market\w*|locale)\b"))
-             if re.search(pattern, about) and len(codes) == 1]
+    kinds = [
+        (kind, codes[0])
+        for kind, codes, pattern in (
+            ("lang", langs, r"\b(?:lang\w*|locale|lr|hl)\b"),
+            ("country", countries, r"\b(?:countr\w*|region\w*|gl|market\w*|locale)\b"),
+        )
+        if re.search(pattern, about) and len(codes) == 1
+    ]
     parts = re.split(r"([-_])", default)
     replaced = 0
     for i, part in enumerate(parts):
@@ -185,13 +228,12 @@ def stated_slots(query: str, tool: Tool, window: int = 3) -> dict[str, str]:
     bare = _QUOTED.sub(lambda m: " " * len(m.group(0)), query)
     params = tool.required_parameters + tool.optional_parameters
     numeric = {p.name for p in params if str(p.type).lower() in _NUMERIC_TYPES or _NUMBER.fullmatch(str(p.default or ""))}
-    textual = {p.name for p in params if p.name not in numeric
-               and str(p.type).lower() not in _BOOLEAN_TYPES | _STRUCTURED_TYPES}
+    textual = {p.name for p in params if p.name not in numeric and str(p.type).lower() not in _BOOLEAN_TYPES | _STRUCTURED_TYPES}
     about = {p.name: _stems(f"{p.name} {p.description}") for p in params}
     zero_based = {p.name for p in params if str(p.default).strip() == "0"}
     mentions = []  # (start, end, value or None, ordinal or None, the parameters it may go to)
     for m in _NUMBER.finditer(bare):
-        before, after = bare[: m.start()], bare[m.end():]
+        before, after = bare[: m.start()], bare[m.end() :]
         if not (re.match(r"\s*(?:,|and|or|to)?\s*\d|[-:/]\w", after) or re.search(r"\d\s*(?:,|and|or)?\s*$|[<>=]\s*$", before)):
             mentions.append((m.start(), m.end(), m.group(0), None, numeric))
     for m in _ORDINAL.finditer(bare):
@@ -200,8 +242,10 @@ def stated_slots(query: str, tool: Tool, window: int = 3) -> dict[str, str]:
         mentions.append((m.start(), m.end(), m.group(1) or m.group(2), None, textual))
     contexts = []
     for start, end, value, ordinal, allowed in sorted(mentions, key=lambda x: x[:2]):
-        near = re.findall(r"[A-Za-z]+", _CLAUSE_END.split(bare[:start])[-1])[-window:] + \
-            re.findall(r"[A-Za-z]+", _CLAUSE_END.split(bare[end:])[0])[:window]
+        near = (
+            re.findall(r"[A-Za-z]+", _CLAUSE_END.split(bare[:start])[-1])[-window:]
+            + re.findall(r"[A-Za-z]+", _CLAUSE_END.split(bare[end:])[0])[:window]
+        )
         contexts.append((_stems(" ".join(near)), value, ordinal, allowed))
     found: dict[str, str] = {}
     # quoted text that is a parameter's own default is that parameter's value, whatever its
@@ -303,9 +347,12 @@ def named_email(query: str, tool: Tool) -> dict[str, str]:
         {'to': 'support@acme.io'}
     """
     mails = set(_EMAIL.findall(query))
-    about = [p for p in tool.required_parameters + tool.optional_parameters
-             if re.search(r"e-?mail|address|recipient", f"{p.name} {p.description}", re.IGNORECASE)
-             and str(p.type).lower() not in _STRUCTURED_TYPES | _BOOLEAN_TYPES | _NUMERIC_TYPES]
+    about = [
+        p
+        for p in tool.required_parameters + tool.optional_parameters
+        if re.search(r"e-?mail|address|recipient", f"{p.name} {p.description}", re.IGNORECASE)
+        and str(p.type).lower() not in _STRUCTURED_TYPES | _BOOLEAN_TYPES | _NUMERIC_TYPES
+    ]
     return {about[0].name: mails.pop()} if len(mails) == 1 and len(about) == 1 else {}
 
 
@@ -324,8 +371,16 @@ _NAME_LINK = r"(?:\s+set\s+to|\s+is|\s*[=:]|(?:ed)?\s+by)?\s+"
 # so a value of several words is left to the model ("writer Chinua Achebe" names no "Chinua")
 _ONE_VALUE = r"""(?:'([^']{1,80})'|"([^"]{1,80})"|([^\s,;?!'"]+(?:,[^\s,;?!'"]+)*))"""
 _VALUE_END = r"(?=\s*(?:[,;?!]|\.(?!\w)|$|\s(?:and|with|using|in|for|on|from|to)\b))"
-_SWITCHES = {"on": "true", "off": "false", "true": "true", "false": "false", "yes": "true", "no": "false",
-             "enabled": "true", "disabled": "false"}
+_SWITCHES = {
+    "on": "true",
+    "off": "false",
+    "true": "true",
+    "false": "false",
+    "yes": "true",
+    "no": "false",
+    "enabled": "true",
+    "disabled": "false",
+}
 _NOT_A_VALUE = frozenset("to of the a an and or for in on at by with from set is as".split())
 
 
@@ -354,8 +409,9 @@ def values_after_names(query: str, tool: Tool) -> dict[str, str]:
         if not name or kind in _STRUCTURED_TYPES:
             continue
         pattern = _NAME_CUE + r"(?<![\w-])" + r"\s+".join(map(re.escape, name.split())) + _NAME_LINK + _ONE_VALUE + _VALUE_END
-        values = {(m.group(1) or m.group(2) or m.group(3)).rstrip(".")
-                  for m in re.finditer(pattern, query, re.IGNORECASE if len(name) > 2 else 0)}
+        values = {
+            (m.group(1) or m.group(2) or m.group(3)).rstrip(".") for m in re.finditer(pattern, query, re.IGNORECASE if len(name) > 2 else 0)
+        }
         if len(values) != 1:
             continue
         value = values.pop()
@@ -410,8 +466,9 @@ def echoed_values(query: str, history: list[Turn], tool: Tool) -> dict[str, obje
         {}
     """
     names = {p.name for p in tool.required_parameters + tool.optional_parameters}
-    calls = [t.call.parameters for t in history
-             if _same_words(t.instruction, query) and t.call.parameters and set(t.call.parameters) <= names]
+    calls = [
+        t.call.parameters for t in history if _same_words(t.instruction, query) and t.call.parameters and set(t.call.parameters) <= names
+    ]
     if not calls or any(c != calls[0] for c in calls):
         return {}
     return dict(calls[0])

@@ -50,10 +50,15 @@ def fit_scores(query: str, candidates: list[Tool], twin_weight: float = 1.0) -> 
     n = len(docs) or 1
     q = set(words(query))
     idf = {w: math.log((n + 1) / (df[w] + 0.5)) for w in q}
-    raw = {t.name: sum(idf[w] for w in q & docs[t.name]) + API_NAME_WEIGHT * sum(idf[w] for w in q & _word_set(api_name(t)))
-           for t in candidates}
+    raw = {
+        t.name: sum(idf[w] for w in q & docs[t.name]) + API_NAME_WEIGHT * sum(idf[w] for w in q & _word_set(api_name(t)))
+        for t in candidates
+    }
     if twin_weight:
-        sim = lambda a, b: len(docs[a] & docs[b]) / (len(docs[a] | docs[b]) or 1)
+
+        def sim(a, b):
+            return len(docs[a] & docs[b]) / (len(docs[a] | docs[b]) or 1)
+
         raw = {a: s + twin_weight * max((sim(a, b) * raw[b] for b in docs if b != a), default=0.0) for a, s in raw.items()}
     best = max(raw.values(), default=0.0) or 1.0
     return {name: round(score / best, 3) for name, score in raw.items()}
@@ -120,8 +125,10 @@ def history_evidence(history: list[Turn], candidates: list[Tool]) -> dict[str, T
             break
         # The opening turns are on one functional cluster's tools, so a new tool joins the run
         # only if it is alike one already in it; an unrelated candidate's tool ends the run.
-        if leading and provider not in leading and not any(
-            likeness(a, b) > 0 for known in leading for a in offered[known] for b in offered[provider]
+        if (
+            leading
+            and provider not in leading
+            and not any(likeness(a, b) > 0 for known in leading for a in offered[known] for b in offered[provider])
         ):
             break
         if provider not in leading:
@@ -177,20 +184,22 @@ DESCRIPTION_LIKENESS_WEIGHT = 0.75
 def likeness(a: Tool, b: Tool) -> float:
     """How alike two candidates are, 0-1: the Jaccard overlap of their words (name, description,
     parameters), or of their API names' or descriptions' words alone, weighted, if more."""
-    return max(_jaccard(_word_set(tool_text(a)), _word_set(tool_text(b))),
-               NAME_LIKENESS_WEIGHT * _jaccard(_name_words(a), _name_words(b)),
-               DESCRIPTION_LIKENESS_WEIGHT * _jaccard(_word_set(a.description), _word_set(b.description)))
+    return max(
+        _jaccard(_word_set(tool_text(a)), _word_set(tool_text(b))),
+        NAME_LIKENESS_WEIGHT * _jaccard(_name_words(a), _name_words(b)),
+        DESCRIPTION_LIKENESS_WEIGHT * _jaccard(_word_set(a.description), _word_set(b.description)),
+    )
 
 
-def rank_keys(query: str, history: list[Turn], candidates: list[Tool], setting: str,
-              fit_threshold: float = 0.5) -> dict[str, tuple]:
+def rank_keys(query: str, history: list[Turn], candidates: list[Tool], setting: str, fit_threshold: float = 0.5) -> dict[str, tuple]:
     """Each candidate's sort key in ``rank_tools`` (higher first), by name; equal keys are a tie
     that only the candidates' order in the entry breaks."""
     return _ranking_facts(query, history, candidates, setting, fit_threshold)[0]
 
 
-def _ranking_facts(query: str, history: list[Turn], candidates: list[Tool], setting: str,
-                   fit_threshold: float) -> tuple[dict[str, tuple], dict[str, float], dict[str, ToolEvidence]]:
+def _ranking_facts(
+    query: str, history: list[Turn], candidates: list[Tool], setting: str, fit_threshold: float
+) -> tuple[dict[str, tuple], dict[str, float], dict[str, ToolEvidence]]:
     fit = fit_scores(query, candidates)
     evidence = history_evidence(history if setting != "none" else [], candidates)
     rejected = [t for t in candidates if turned_away(evidence[t.name], setting)]
@@ -218,8 +227,9 @@ def tied_ranks(keys: dict[str, tuple], names: list[str]) -> list[bool]:
     return [k > 0 and keys[name] == keys[names[k - 1]] for k, name in enumerate(names)]
 
 
-def rank_tools(query: str, history: list[Turn], candidates: list[Tool], setting: str,
-               fit_threshold: float = 0.5) -> list[tuple[Tool, float, ToolEvidence]]:
+def rank_tools(
+    query: str, history: list[Turn], candidates: list[Tool], setting: str, fit_threshold: float = 0.5
+) -> list[tuple[Tool, float, ToolEvidence]]:
     """Candidates ordered best first.
 
     When the history turns the user away from some candidates' tools (r, c), the others are

@@ -16,7 +16,7 @@ import time
 import unicodedata
 import urllib.error
 import urllib.request
-from typing import Callable
+from collections.abc import Callable
 
 from petool.prompts import STYLES, build_messages
 from petool.schema import Entry, Generation, Setting
@@ -49,10 +49,20 @@ class OpenAIPredictor:
         sleep: the wait function (tests pass a fake).
     """
 
-    def __init__(self, model_name: str, base_url: str | None = None, api_key: str | None = None,
-                 timeout: float = 60.0, max_retries: int = 4, backoff_s: float = 1.0, style: str = "paper",
-                 temperature: float | None = None, max_tokens: int | None = 256, nfkc: bool = False,
-                 sleep: Callable[[float], None] = time.sleep):
+    def __init__(
+        self,
+        model_name: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        timeout: float = 60.0,
+        max_retries: int = 4,
+        backoff_s: float = 1.0,
+        style: str = "paper",
+        temperature: float | None = None,
+        max_tokens: int | None = 256,
+        nfkc: bool = False,
+        sleep: Callable[[float], None] = time.sleep,
+    ):
         if not model_name:
             raise ValueError("openai:NAME needs a model name, e.g. openai:gpt-4o-mini")
         if style not in STYLES:
@@ -77,12 +87,20 @@ class OpenAIPredictor:
     """An endpoint's model is what it is: no adapter to switch."""
 
     def describe(self) -> dict:
-        return {"name": self.name, "model": self.model_name, "base_url": self.base_url, "style": self.style,
-                "mode": "remote", "adapter": None, "device": "remote", "dtype": None,
-                "timeout": self.timeout, "max_retries": self.max_retries}
+        return {
+            "name": self.name,
+            "model": self.model_name,
+            "base_url": self.base_url,
+            "style": self.style,
+            "mode": "remote",
+            "adapter": None,
+            "device": "remote",
+            "dtype": None,
+            "timeout": self.timeout,
+            "max_retries": self.max_retries,
+        }
 
-    def generate(self, entry: Entry, setting: Setting, *, rank_prior: float | None = None,
-                 use_adapter: bool | None = None) -> Generation:
+    def generate(self, entry: Entry, setting: Setting, *, rank_prior: float | None = None, use_adapter: bool | None = None) -> Generation:
         """One chat completion for ``entry`` in ``setting``; RemoteError after the last retry.
 
         The tool is chosen by the endpoint, so ``rank_prior`` plays no part; ``use_adapter=True``
@@ -105,8 +123,9 @@ class OpenAIPredictor:
         if self.nfkc:
             text = unicodedata.normalize("NFKC", text)
         usage = reply.get("usage") or {}
-        return Generation(text, round(latency, 4), usage.get("prompt_tokens"), usage.get("completion_tokens"),
-                          model=self.name, details=tries)
+        return Generation(
+            text, round(latency, 4), usage.get("prompt_tokens"), usage.get("completion_tokens"), model=self.name, details=tries
+        )
 
     def post(self, path: str, body: dict) -> tuple[dict, dict]:
         """POST JSON, retrying transient failures with backoff.
@@ -137,7 +156,7 @@ class OpenAIPredictor:
                 if exc.code not in RETRY_STATUS:
                     raise RemoteError(f"{url}: HTTP {exc.code} {exc.reason}: {detail}") from None
                 wait = _retry_after(exc.headers.get("Retry-After"))
-            except (TimeoutError, socket.timeout):
+            except TimeoutError:
                 failures.append(f"timeout after {self.timeout} s")
             except urllib.error.URLError as exc:
                 if isinstance(exc.reason, (TimeoutError, socket.timeout)):

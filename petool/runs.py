@@ -36,7 +36,12 @@ def data_record(source: Any, rows: list[dict]) -> dict:
     if isinstance(source, (str, os.PathLike)):
         return {"path": str(Path(source).resolve()), "sha256": sha256_file(source), "rows": len(rows)}
     text = "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in rows)
-    return {"path": None, "sha256": hashlib.sha256(text.encode()).hexdigest(), "rows": len(rows), "note": "in-memory rows, hashed as sorted-key JSONL"}
+    return {
+        "path": None,
+        "sha256": hashlib.sha256(text.encode()).hexdigest(),
+        "rows": len(rows),
+        "note": "in-memory rows, hashed as sorted-key JSONL",
+    }
 
 
 def adapter_hash(folder: Path) -> str | None:
@@ -90,7 +95,15 @@ def loss_series(log_history: list[dict]) -> dict[str, list[tuple[int, float]]]:
         >>> loss_series([{"step": 1, "loss": 2.0}, {"step": 2, "loss": 1.5, "epoch": 0.5}])
         {'loss': [(1, 2.0), (2, 1.5)]}
     """
-    wanted = ("loss", "eval_loss", "rewards/accuracies", "rewards/margins", "eval_rewards/accuracies", "eval_rewards/margins", "learning_rate")
+    wanted = (
+        "loss",
+        "eval_loss",
+        "rewards/accuracies",
+        "rewards/margins",
+        "eval_rewards/accuracies",
+        "eval_rewards/margins",
+        "learning_rate",
+    )
     series: dict[str, list[tuple[int, float]]] = {}
     for rec in log_history:
         for k in wanted:
@@ -153,16 +166,19 @@ def progress_callback(path: str | os.PathLike, stage: str):
             step = state.global_step
             eta = elapsed / step * (state.max_steps - step) if step and state.max_steps else None
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            write_json(self.path, {
-                "stage": stage,
-                "step": step,
-                "max_steps": state.max_steps,
-                "epoch": state.epoch,
-                "latest": logs or {},
-                "elapsed_s": round(elapsed, 1),
-                "eta_s": None if eta is None else round(eta, 1),
-                "updated": time.strftime("%Y-%m-%dT%H:%M:%S"),
-            })
+            write_json(
+                self.path,
+                {
+                    "stage": stage,
+                    "step": step,
+                    "max_steps": state.max_steps,
+                    "epoch": state.epoch,
+                    "latest": logs or {},
+                    "elapsed_s": round(elapsed, 1),
+                    "eta_s": None if eta is None else round(eta, 1),
+                    "updated": time.strftime("%Y-%m-%dT%H:%M:%S"),
+                },
+            )
 
     return ProgressFile()
 

@@ -96,7 +96,7 @@ class Parameter:
         return {"name": self.name, "type": self.type, "description": self.description, "default": self.default}
 
     @classmethod
-    def from_json(cls, d: dict) -> "Parameter":
+    def from_json(cls, d: dict) -> Parameter:
         if not isinstance(d, dict) or not isinstance(d.get("name"), str):
             raise ValueError(f"a parameter must be an object with a string 'name', got {_short(d)}")
         return cls(d["name"], d.get("type", "STRING"), d.get("description", ""), d.get("default", ""))
@@ -124,7 +124,7 @@ class Tool:
         }
 
     @classmethod
-    def from_json(cls, d: dict) -> "Tool":
+    def from_json(cls, d: dict) -> Tool:
         if not isinstance(d, dict) or not isinstance(d.get("tool_name"), str):
             raise ValueError(f"a candidate tool must be an object with a string 'tool_name', got {_short(d)}")
         return cls(
@@ -150,7 +150,7 @@ class ToolCall:
         return json.dumps(self.to_json(), ensure_ascii=False)
 
     @classmethod
-    def from_json(cls, d: Any) -> "ToolCall":
+    def from_json(cls, d: Any) -> ToolCall:
         if not isinstance(d, dict) or not isinstance(d.get("tool_name"), str):
             raise ValueError(f"a tool call must be an object with a string 'tool_name', got {_short(d)}")
         params = d.get("parameters", {})
@@ -174,7 +174,7 @@ class Turn:
         return d
 
     @classmethod
-    def from_json(cls, d: Any) -> "Turn":
+    def from_json(cls, d: Any) -> Turn:
         if not isinstance(d, dict) or not isinstance(d.get("instruction"), str):
             raise ValueError(f"a history turn must be an object with a string 'instruction', got {_short(d)}")
         rating = d.get("rating")
@@ -373,12 +373,24 @@ class Prediction:
         if not isinstance(d, dict) or "entry_id" not in d or not isinstance(d.get("setting"), str):
             raise ValueError(f"a prediction must be an object with an entry_id and a string setting, got {_short(d)}")
         return cls(
-            d["entry_id"], d["setting"], d.get("model", ""), d.get("raw"),
+            d["entry_id"],
+            d["setting"],
+            d.get("model", ""),
+            d.get("raw"),
             ToolCall.from_json(d["call"]) if d.get("call") else None,
-            d.get("parse_detail"), d.get("tool_ok"), d.get("params_ok"), d.get("error", ""), d.get("param_error"),
+            d.get("parse_detail"),
+            d.get("tool_ok"),
+            d.get("params_ok"),
+            d.get("error", ""),
+            d.get("param_error"),
             ToolCall.from_json(d["gold"]) if d.get("gold") else None,
-            d.get("latency_s"), d.get("prompt_tokens"), d.get("output_tokens"), d.get("category"),
-            d.get("history_length"), d.get("cluster_size"), d.get("tool_choice"),
+            d.get("latency_s"),
+            d.get("prompt_tokens"),
+            d.get("output_tokens"),
+            d.get("category"),
+            d.get("history_length"),
+            d.get("cluster_size"),
+            d.get("tool_choice"),
         )
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from petool.parsing import Parsed
 from petool.schema import Entry, Score
@@ -107,7 +108,7 @@ def aggregate(records: Iterable[dict], by: Iterable[str] = ("setting",)) -> list
         n = len(rs)
         rows.append(
             {
-                **dict(zip(by, key)),
+                **dict(zip(by, key, strict=False)),
                 "n": n,
                 "tool_acc": sum(bool(r["tool_ok"]) for r in rs) / n,
                 "param_acc": sum(bool(r["params_ok"]) for r in rs) / n,
@@ -127,7 +128,7 @@ def error_counts(records: Iterable[dict], by: Iterable[str] = ("setting",)) -> l
     for key in sorted(counts, key=lambda k: tuple(str(x) for x in k)):
         total = sum(counts[key].values())
         for code, count in sorted(counts[key].items(), key=lambda kv: (-kv[1], kv[0])):
-            rows.append({**dict(zip(by, key)), "error": code, "count": count, "share": count / total})
+            rows.append({**dict(zip(by, key, strict=False)), "error": code, "count": count, "share": count / total})
     return rows
 
 
@@ -138,9 +139,9 @@ def format_table(rows: list[dict], columns: list[str] | None = None) -> str:
     columns = columns or list(rows[0])
     cells = [[_cell(r.get(c), c.endswith(("_acc", "share"))) for c in columns] for r in rows]
     widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(columns)]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths)).rstrip()]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=False)).rstrip()]
     lines.append("  ".join("-" * w for w in widths))
-    lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() for row in cells]
+    lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths, strict=False)).rstrip() for row in cells]
     return "\n".join(lines)
 
 
@@ -148,4 +149,3 @@ def _cell(value: Any, percent: bool) -> str:
     if isinstance(value, float):
         return f"{100 * value:.1f}%" if percent else f"{value:g}"
     return "" if value is None else str(value)
-

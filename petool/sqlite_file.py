@@ -221,7 +221,7 @@ class SqliteFile:
                 return list(self.db.query(sql, list(params)))
         cur = conn.execute(sql, list(params))
         names = [d[0] for d in cur.description]
-        return [dict(zip(names, row)) for row in cur.fetchall()]
+        return [dict(zip(names, row, strict=False)) for row in cur.fetchall()]
 
     def schema_columns(self, table: str) -> list[str]:
         # Read beside the writer: a filter check must not queue behind a long import.

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from petool.prompts import render_system_prompt
 from petool.schema import ALL_SETTINGS, Entry
@@ -109,7 +109,9 @@ def stats_table(entries_by_source: dict[str, list[Entry]], count_tokens: Callabl
             vals = [m[key] for m in ms if m.get(key) is not None]
             if not vals:
                 continue
-            row = _numeric_row(NUMERIC.get(key, key.replace("prompt_tokens_", "prompt tokens (") + ")" if key.startswith("prompt") else key), src, vals)
+            row = _numeric_row(
+                NUMERIC.get(key, key.replace("prompt_tokens_", "prompt tokens (") + ")" if key.startswith("prompt") else key), src, vals
+            )
             if key in ("non_preferred_turns", "cluster_size", "n_candidates"):
                 counts = Counter(vals)
                 row["detail"] = " ".join(f"{v}:{counts[v] / len(vals):.0%}" for v in sorted(counts))
@@ -118,22 +120,50 @@ def stats_table(entries_by_source: dict[str, list[Entry]], count_tokens: Callabl
         if not ms:
             continue
         share = sum(m["empty_params"] for m in ms) / len(ms)
-        rows.append({"measure": "empty ground-truth parameters", "source": src, "n": len(ms), "mean": round(share, 3),
-                     "p50": None, "min": None, "max": None, "detail": f"{share:.0%} of entries"})
+        rows.append(
+            {
+                "measure": "empty ground-truth parameters",
+                "source": src,
+                "n": len(ms),
+                "mean": round(share, 3),
+                "p50": None,
+                "min": None,
+                "max": None,
+                "detail": f"{share:.0%} of entries",
+            }
+        )
     for src, ms in per_source.items():
         types: Counter = Counter()
         for m in ms:
             types.update(m["param_types"])
         total = sum(types.values()) or 1
         detail = " ".join(f"{t}:{n / total:.0%}" for t, n in types.most_common(8))
-        rows.append({"measure": "candidate parameter types", "source": src, "n": total, "mean": None,
-                     "p50": None, "min": None, "max": None, "detail": detail})
+        rows.append(
+            {
+                "measure": "candidate parameter types",
+                "source": src,
+                "n": total,
+                "mean": None,
+                "p50": None,
+                "min": None,
+                "max": None,
+                "detail": detail,
+            }
+        )
     return rows
 
 
 def _numeric_row(measure: str, source: str, vals: list) -> dict:
-    return {"measure": measure, "source": source, "n": len(vals), "mean": round(statistics.fmean(vals), 2),
-            "p50": statistics.median(vals), "min": min(vals), "max": max(vals), "detail": ""}
+    return {
+        "measure": measure,
+        "source": source,
+        "n": len(vals),
+        "mean": round(statistics.fmean(vals), 2),
+        "p50": statistics.median(vals),
+        "min": min(vals),
+        "max": max(vals),
+        "detail": "",
+    }
 
 
 def format_table(rows: list[dict]) -> str:
@@ -141,8 +171,9 @@ def format_table(rows: list[dict]) -> str:
     return plain_table(rows, ["measure", "source", "n", "mean", "p50", "min", "max", "detail"])
 
 
-def write_figures(entries_by_source: dict[str, list[Entry]], out_dir: str | Path,
-                  count_tokens: Callable[[str], int] | None = estimate_tokens) -> list[Path]:
+def write_figures(
+    entries_by_source: dict[str, list[Entry]], out_dir: str | Path, count_tokens: Callable[[str], int] | None = estimate_tokens
+) -> list[Path]:
     """Save one plotly HTML per measure (histograms overlaid by source) plus an index page.
 
     Files work offline: every page loads ``plotly.min.js``, written once next to them, and
@@ -164,7 +195,9 @@ def write_figures(entries_by_source: dict[str, list[Entry]], out_dir: str | Path
             if vals:
                 fig.add_trace(go.Histogram(x=vals, name=src, opacity=0.6, histnorm="probability"))
         if fig.data:
-            fig.update_layout(barmode="overlay", title=NUMERIC.get(key, key.replace("_", " ")), xaxis_title=key, yaxis_title="share of entries")
+            fig.update_layout(
+                barmode="overlay", title=NUMERIC.get(key, key.replace("_", " ")), xaxis_title=key, yaxis_title="share of entries"
+            )
             figures.append((key, fig))
     types = go.Figure()
     for src, ms in per_source.items():
@@ -186,5 +219,7 @@ def write_figures(entries_by_source: dict[str, list[Entry]], out_dir: str | Path
         paths.append(path)
     index = out / "index.html"
     body = "\n".join(fig.to_html(include_plotlyjs=False, full_html=False) for _, fig in figures)
-    index.write_text(f"<html><head><meta charset='utf-8'><script src='plotly.min.js'></script></head><body>\n{body}\n</body></html>\n", encoding="utf-8")
+    index.write_text(
+        f"<html><head><meta charset='utf-8'><script src='plotly.min.js'></script></head><body>\n{body}\n</body></html>\n", encoding="utf-8"
+    )
     return [index] + paths

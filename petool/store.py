@@ -13,7 +13,7 @@ import json
 import sqlite3
 import threading
 from collections.abc import Iterable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +45,7 @@ MAX_TAG_CHARS = 100
 
 def now() -> str:
     """UTC time as ISO 8601 with seconds, the one time format the store writes."""
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def _dumps(value: Any) -> str | None:
@@ -73,10 +73,25 @@ def _call_json(call: Any) -> str | None:
 
 
 LABEL_SUMMARY_COLUMNS = (
-    "id", "annotator", "created", "entry_key", "setting", "query", "prompt", "model_a", "model_b",
-    "call_a", "call_b", "raw_a", "raw_b", "blind", "verdict", "gold_call",
+    "id",
+    "annotator",
+    "created",
+    "entry_key",
+    "setting",
+    "query",
+    "prompt",
+    "model_a",
+    "model_b",
+    "call_a",
+    "call_b",
+    "raw_a",
+    "raw_b",
+    "blind",
+    "verdict",
+    "gold_call",
 )
 """What the pairs and the dashboards read of a label: everything but its stored entry, tags and comment."""
+
 
 class Store(SqliteFile):
     """petool's tables in one SQLite file (or ``":memory:"``), migrated to the latest schema on
@@ -113,9 +128,7 @@ class Store(SqliteFile):
             if row:
                 self.db.conn.execute("UPDATE users SET profile = ? WHERE id = ?", [_dumps(profile or {}), row[0]])
                 return row[0]
-            cur = self.db.conn.execute(
-                "INSERT INTO users (name, profile, created) VALUES (?, ?, ?)", [name, _dumps(profile or {}), now()]
-            )
+            cur = self.db.conn.execute("INSERT INTO users (name, profile, created) VALUES (?, ?, ?)", [name, _dumps(profile or {}), now()])
             return cur.lastrowid
 
     def users(self) -> list[dict]:
@@ -138,9 +151,7 @@ class Store(SqliteFile):
         payload = _dumps(entry_to_dict(entry))
         stamp = now()
         with self._lock, self.db.conn:
-            row = self.db.conn.execute(
-                "SELECT id FROM entries WHERE source = ? AND key = ?", [source, entry.key]
-            ).fetchone()
+            row = self.db.conn.execute("SELECT id FROM entries WHERE source = ? AND key = ?", [source, entry.key]).fetchone()
             if row:
                 self.db.conn.execute(
                     "UPDATE entries SET entry = ?, user_id = ?, updated = ? WHERE id = ?",
@@ -228,8 +239,9 @@ class Store(SqliteFile):
             )
         return run_row["id"]
 
-    def record_app_prediction(self, prediction: dict, mode: str = "app", scorer_version: str | None = None,
-                              benchmark_version: str | None = None) -> str:
+    def record_app_prediction(
+        self, prediction: dict, mode: str = "app", scorer_version: str | None = None, benchmark_version: str | None = None
+    ) -> str:
         """Add one scored answer the app produced (a comparison side) to the run of its model,
         ``app:<model>``, created on first use; a later answer on the same (entry, setting)
         replaces the earlier one, so each model's app run holds one answer per prompt, as a
@@ -242,8 +254,17 @@ class Store(SqliteFile):
             self.db.conn.execute(
                 "INSERT OR IGNORE INTO runs (id, model, mode, settings, created, config, metrics, scorer_version, benchmark_version) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [run_id, model, mode, _dumps([]), now(), _dumps({"source": "the app's comparisons"}), _dumps({}),
-                 scorer_version, benchmark_version],
+                [
+                    run_id,
+                    model,
+                    mode,
+                    _dumps([]),
+                    now(),
+                    _dumps({"source": "the app's comparisons"}),
+                    _dumps({}),
+                    scorer_version,
+                    benchmark_version,
+                ],
             )
             self.db.conn.execute(
                 f"INSERT INTO predictions ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)}) "
@@ -253,8 +274,7 @@ class Store(SqliteFile):
             )
         return run_id
 
-    def import_run(self, run_dir: str | Path, run_id: str | None = None, with_entries: bool = True,
-                   replace: bool = False) -> str:
+    def import_run(self, run_dir: str | Path, run_id: str | None = None, with_entries: bool = True, replace: bool = False) -> str:
         """Load a ``petool eval`` output folder (config.json, metrics.json, predictions.jsonl), as
         ``evaluate.read_run_folder`` reads it.
 
@@ -279,9 +299,7 @@ class Store(SqliteFile):
         return run_id
 
     def runs(self) -> list[dict]:
-        rows = self._rows(
-            "SELECT r.*, (SELECT COUNT(*) FROM predictions p WHERE p.run_id = r.id) AS n FROM runs r ORDER BY created DESC"
-        )
+        rows = self._rows("SELECT r.*, (SELECT COUNT(*) FROM predictions p WHERE p.run_id = r.id) AS n FROM runs r ORDER BY created DESC")
         for r in rows:
             r["config"] = _loads(r["config"], {})
             r["metrics"] = _loads(r["metrics"], {})
@@ -320,8 +338,7 @@ class Store(SqliteFile):
         return self.cached("prediction_summaries", self._prediction_summaries)
 
     def _prediction_summaries(self) -> tuple[list[dict], str]:
-        columns = ("id", "run_id", "entry_id", "setting", "model", "tool_ok", "params_ok", "error", "category",
-                   "history_length")
+        columns = ("id", "run_id", "entry_id", "setting", "model", "tool_ok", "params_ok", "error", "category", "history_length")
         rows = self._rows(f"SELECT {', '.join(columns)} FROM predictions ORDER BY id")
         runs = self._rows("SELECT id, model, scorer_version, benchmark_version, created FROM runs ORDER BY id")
         digest = hashlib.blake2b(digest_size=16)
@@ -433,8 +450,7 @@ class Store(SqliteFile):
                         r[k] = _loads(r[k])
                     r["blind"] = bool(r["blind"])
                     r["prompt"] = prompts.setdefault(r["prompt"], r["prompt"]) if r["prompt"] is not None else None
-                    r["entry"] = {"query": r["query"], "ground_truth": _loads(r.pop("ground_truth")),
-                                  "extra": {"split": r.pop("split")}}
+                    r["entry"] = {"query": r["query"], "ground_truth": _loads(r.pop("ground_truth")), "extra": {"split": r.pop("split")}}
                 # A new list, so a caller still holding the previous one sees it unchanged.
                 self._label_summaries = [*self._label_summaries, *new]
                 self._label_summaries_at = version
@@ -443,6 +459,7 @@ class Store(SqliteFile):
     def label_withdrawals(self) -> dict[int, dict]:
         """Withdrawn label id -> ``{annotator, created, replaced_by}`` (an undo, or an edit whose
         new label is ``replaced_by``); read once per change of the database."""
+
         def read():
             rows = self._rows("SELECT label_id, annotator, created, replaced_by FROM label_withdrawals ORDER BY label_id")
             return {r.pop("label_id"): r for r in rows}
@@ -463,8 +480,7 @@ class Store(SqliteFile):
         labels = self.label_summaries()
         gone = self.label_withdrawals()
         stamp = (labels[-1]["id"] if labels else 0, len(gone))
-        return self.memo("current_labels", stamp,
-                         lambda: [{**r, "withdrawn": gone[r["id"]]} if r["id"] in gone else r for r in labels])
+        return self.memo("current_labels", stamp, lambda: [{**r, "withdrawn": gone[r["id"]]} if r["id"] in gone else r for r in labels])
 
     def withdraw_label(self, label_id: int, annotator: str, replacement: dict | None = None) -> int | None:
         """Undo ``annotator``'s own label ``label_id`` (it stops counting; the row stays), or, with
@@ -485,7 +501,7 @@ class Store(SqliteFile):
             row = conn.execute("SELECT * FROM labels WHERE id = ?", [label_id]).fetchone()
             if row is None:
                 raise ValueError(f"there is no label #{label_id}")
-            label = dict(zip([d[0] for d in conn.execute("SELECT * FROM labels LIMIT 0").description], row))
+            label = dict(zip([d[0] for d in conn.execute("SELECT * FROM labels LIMIT 0").description], row, strict=False))
             if label["annotator"] != annotator:
                 raise ValueError(f"label #{label_id} is not yours: only its annotator may undo or edit it")
             done = conn.execute("SELECT replaced_by FROM label_withdrawals WHERE label_id = ?", [label_id]).fetchone()
@@ -505,11 +521,14 @@ class Store(SqliteFile):
                     copy["tags"] = _dumps(list(replacement["tags"] or []))
                 if "comment" in replacement:
                     copy["comment"] = replacement["comment"] or ""
-                cur = conn.execute(f"INSERT INTO labels ({', '.join(f'[{k}]' for k in copy)}) VALUES ({', '.join('?' for _ in copy)})",
-                                   list(copy.values()))
+                cur = conn.execute(
+                    f"INSERT INTO labels ({', '.join(f'[{k}]' for k in copy)}) VALUES ({', '.join('?' for _ in copy)})", list(copy.values())
+                )
                 new_id = cur.lastrowid
-            conn.execute("INSERT INTO label_withdrawals (label_id, annotator, created, replaced_by) VALUES (?, ?, ?, ?)",
-                         [label_id, annotator, now(), new_id])
+            conn.execute(
+                "INSERT INTO label_withdrawals (label_id, annotator, created, replaced_by) VALUES (?, ?, ?, ?)",
+                [label_id, annotator, now(), new_id],
+            )
             return new_id
 
     def labelled_keys(self, annotator: str) -> set[tuple[str, str]]:
@@ -536,9 +555,18 @@ class Store(SqliteFile):
         return self._insert(
             "train_jobs",
             {
-                "created": stamp, "updated": stamp, "status": "queued", "command": _dumps(command),
-                "log_path": log_path, "output_dir": output_dir, "progress": 0.0, "step": 0,
-                "total_steps": None, "losses": "[]", "message": "", "config": _dumps(config or {}),
+                "created": stamp,
+                "updated": stamp,
+                "status": "queued",
+                "command": _dumps(command),
+                "log_path": log_path,
+                "output_dir": output_dir,
+                "progress": 0.0,
+                "step": 0,
+                "total_steps": None,
+                "losses": "[]",
+                "message": "",
+                "config": _dumps(config or {}),
             },
         )
 
@@ -581,9 +609,11 @@ class RunExists(ValueError):
 
     def __init__(self, run_id: str):
         self.run_id = run_id
-        super().__init__(f"a run {run_id!r} is already stored; it was kept as it was. Import this one under another "
-                         "id, or replace the stored run explicitly (replace=True; `petool eval --db DB --replace`; "
-                         "the app's \"replace the stored run\" box).")
+        super().__init__(
+            f"a run {run_id!r} is already stored; it was kept as it was. Import this one under another "
+            "id, or replace the stored run explicitly (replace=True; `petool eval --db DB --replace`; "
+            'the app\'s "replace the stored run" box).'
+        )
 
 
 def _prediction_row(p: dict, run_id: str, cols: list[str]) -> list:

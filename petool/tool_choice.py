@@ -66,7 +66,8 @@ def score_names(model, tokenizer, prompt_ids: list[int], names: list[str]) -> di
     device = next(model.parameters()).device
     cache = DynamicCache()
     with torch.inference_mode():
-        logits = model(input_ids=torch.tensor([prompt_ids], device=device), past_key_values=cache, use_cache=True,
-                       logits_to_keep=1).logits[:, -1, :]
+        logits = model(input_ids=torch.tensor([prompt_ids], device=device), past_key_values=cache, use_cache=True, logits_to_keep=1).logits[
+            :, -1, :
+        ]
         scored = name_logprobs(model, tokenizer, cache, logits, names)
     return {name: v[0] for name, v in scored.items()}

@@ -21,8 +21,9 @@ import logging
 import os
 import shutil
 import time
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from petool import dashboards, formats, models, store
 from petool.runs import (
@@ -230,9 +231,7 @@ def _drop_too_long(rows: list[dict], tokenizer, max_length: int | None, answer_k
         return rows, 0
     kept = []
     for row in rows:
-        longest = max(
-            len(_ids(tokenizer.apply_chat_template(row["prompt"] + row[k], tokenize=True))) for k in answer_keys
-        )
+        longest = max(len(_ids(tokenizer.apply_chat_template(row["prompt"] + row[k], tokenize=True))) for k in answer_keys)
         if longest <= max_length:
             kept.append(row)
     return kept, len(rows) - len(kept)
@@ -294,7 +293,11 @@ def train_sft(
         peft_config=lora_config(config),
         callbacks=[progress_callback(out / PROGRESS_FILE, "sft"), *(callbacks or [])],
     )
-    extra = {"dropped_too_long": {"train": dropped, "eval": dropped_eval}, "train_rows": len(train_ds), "eval_rows": len(eval_ds) if eval_ds is not None else 0}
+    extra = {
+        "dropped_too_long": {"train": dropped, "eval": dropped_eval},
+        "train_rows": len(train_ds),
+        "eval_rows": len(eval_ds) if eval_ds is not None else 0,
+    }
     return _run(trainer, config, "sft", out, args, data, extra, checkpoint)
 
 
@@ -348,7 +351,10 @@ def train_dpo(
     source = pairs
     rows = preference_rows(_as_pairs(pairs))[: config.dpo.max_samples]
     evals = preference_rows(_as_pairs(eval_pairs)) if eval_pairs is not None else []
-    data = {"train": data_record(source, rows), "sft_adapter": {"path": str(sft_adapter_dir.resolve()), "sha256": adapter_hash(sft_adapter_dir)}}
+    data = {
+        "train": data_record(source, rows),
+        "sft_adapter": {"path": str(sft_adapter_dir.resolve()), "sha256": adapter_hash(sft_adapter_dir)},
+    }
     if eval_pairs is not None:
         data["eval"] = data_record(eval_pairs, evals)
     for name, path in (sources or {}).items():
@@ -417,12 +423,21 @@ def _run(trainer, config: TrainConfig, stage: str, out: Path, args, data: dict, 
     started = time.time()
     if main:
         out.mkdir(parents=True, exist_ok=True)
-        write_json(out / "run_config.json", {
-            "stage": stage,
-            "config": config.to_json(),
-            "resolved": {"precision": resolved_precision(config), "device": str(trainer.args.device), "world_size": trainer.args.world_size, "resumed_from": checkpoint, **extra},
-            "trl_args": json.loads(args.to_json_string()),
-        })
+        write_json(
+            out / "run_config.json",
+            {
+                "stage": stage,
+                "config": config.to_json(),
+                "resolved": {
+                    "precision": resolved_precision(config),
+                    "device": str(trainer.args.device),
+                    "world_size": trainer.args.world_size,
+                    "resumed_from": checkpoint,
+                    **extra,
+                },
+                "trl_args": json.loads(args.to_json_string()),
+            },
+        )
         write_json(out / "versions.json", library_versions())
         write_json(out / "data_hashes.json", data)
     if checkpoint:

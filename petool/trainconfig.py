@@ -17,8 +17,33 @@ from typing import Any
 PRECISIONS = ("auto", "fp32", "bf16")
 REFERENCES = ("sft", "base")
 RESUME_MODES = ("auto", "require", "never")
-LOSS_TYPES = ("sigmoid", "hinge", "ipo", "robust", "bco_pair", "sppo_hard", "nca_pair", "aot", "aot_unpaired", "apo_zero", "apo_down", "exo_pair", "discopop", "sigmoid_norm")
-SCHEDULERS = ("linear", "cosine", "cosine_with_restarts", "polynomial", "constant", "constant_with_warmup", "inverse_sqrt", "cosine_with_min_lr", "warmup_stable_decay")
+LOSS_TYPES = (
+    "sigmoid",
+    "hinge",
+    "ipo",
+    "robust",
+    "bco_pair",
+    "sppo_hard",
+    "nca_pair",
+    "aot",
+    "aot_unpaired",
+    "apo_zero",
+    "apo_down",
+    "exo_pair",
+    "discopop",
+    "sigmoid_norm",
+)
+SCHEDULERS = (
+    "linear",
+    "cosine",
+    "cosine_with_restarts",
+    "polynomial",
+    "constant",
+    "constant_with_warmup",
+    "inverse_sqrt",
+    "cosine_with_min_lr",
+    "warmup_stable_decay",
+)
 
 
 def _help(text: str, default: Any = dataclasses.MISSING, factory: Any = dataclasses.MISSING):
@@ -69,10 +94,22 @@ class StageConfig:
         s = self._section
         _floats(self, "learning_rate", "warmup_ratio", "num_train_epochs", "eval_fraction")
         check_value(is_number(self.learning_rate) and self.learning_rate > 0, f"{s}.learning_rate", self.learning_rate, "a positive number")
-        check_value(self.lr_scheduler_type in SCHEDULERS, f"{s}.lr_scheduler_type", self.lr_scheduler_type, f"one of {', '.join(SCHEDULERS)}")
+        check_value(
+            self.lr_scheduler_type in SCHEDULERS, f"{s}.lr_scheduler_type", self.lr_scheduler_type, f"one of {', '.join(SCHEDULERS)}"
+        )
         check_value(is_number(self.warmup_ratio) and 0 <= self.warmup_ratio < 1, f"{s}.warmup_ratio", self.warmup_ratio, "in [0, 1)")
-        check_value(is_number(self.num_train_epochs) and self.num_train_epochs > 0, f"{s}.num_train_epochs", self.num_train_epochs, "a positive number")
-        check_value(is_int(self.max_steps) and (self.max_steps > 0 or self.max_steps == -1), f"{s}.max_steps", self.max_steps, "a positive integer or -1")
+        check_value(
+            is_number(self.num_train_epochs) and self.num_train_epochs > 0,
+            f"{s}.num_train_epochs",
+            self.num_train_epochs,
+            "a positive number",
+        )
+        check_value(
+            is_int(self.max_steps) and (self.max_steps > 0 or self.max_steps == -1),
+            f"{s}.max_steps",
+            self.max_steps,
+            "a positive integer or -1",
+        )
         for name in ("per_device_train_batch_size", "gradient_accumulation_steps", "logging_steps", "save_steps"):
             value = getattr(self, name)
             check_value(is_int(value) and value > 0, f"{s}.{name}", value, "a positive integer")
@@ -80,7 +117,9 @@ class StageConfig:
             value = getattr(self, name)
             check_value(value is None or (is_int(value) and value > 0), f"{s}.{name}", value, "a positive integer or null")
         check_value(is_number(self.eval_fraction) and 0 <= self.eval_fraction < 1, f"{s}.eval_fraction", self.eval_fraction, "in [0, 1)")
-        check_value(isinstance(self.gradient_checkpointing, bool), f"{s}.gradient_checkpointing", self.gradient_checkpointing, "true or false")
+        check_value(
+            isinstance(self.gradient_checkpointing, bool), f"{s}.gradient_checkpointing", self.gradient_checkpointing, "true or false"
+        )
 
     _section = "stage"
 
@@ -120,10 +159,16 @@ class DPORunConfig(StageConfig):
 class TrainConfig:
     """Everything one SFT→DPO run needs; loaded from YAML by ``load_config``."""
 
-    model: str = _help('Base model: a local model folder, or a spec petool.models resolves ("default" = $PETOOL_MODEL, else the bundled SmolLM2).', "default")
+    model: str = _help(
+        'Base model: a local model folder, or a spec petool.models resolves ("default" = $PETOOL_MODEL, else the bundled SmolLM2).',
+        "default",
+    )
     output_dir: str = _help("Run folder; stages write to <output_dir>/sft and <output_dir>/dpo.", "runs/petoolllama")
     seed: int = _help("Seed for adapter init, shuffling and the eval split.", 42)
-    max_length: int | None = _help("Token cutoff for prompt + answer (authors: 4096); longer examples are dropped and counted, never truncated. null = no cutoff.", 4096)
+    max_length: int | None = _help(
+        "Token cutoff for prompt + answer (authors: 4096); longer examples are dropped and counted, never truncated. null = no cutoff.",
+        4096,
+    )
     precision: str = _help('"auto" (bf16 on a bf16-capable GPU, else fp32), "fp32" or "bf16". bf16 on CPU is ~5x slower.', "auto")
     load_in_4bit: bool = _help("QLoRA: load the base model in 4-bit NF4 with bitsandbytes (meant for CUDA).", False)
     lora: LoraSettings = _help("LoRA adapter shape.", factory=LoraSettings)
@@ -140,7 +185,12 @@ class TrainConfig:
         check_value(isinstance(self.model, str) and self.model.strip() != "", "model", self.model, "a non-empty string")
         check_value(isinstance(self.output_dir, str) and self.output_dir.strip() != "", "output_dir", self.output_dir, "a non-empty path")
         check_value(is_int(self.seed), "seed", self.seed, "an integer")
-        check_value(self.max_length is None or (is_int(self.max_length) and self.max_length > 0), "max_length", self.max_length, "a positive integer or null")
+        check_value(
+            self.max_length is None or (is_int(self.max_length) and self.max_length > 0),
+            "max_length",
+            self.max_length,
+            "a positive integer or null",
+        )
         check_value(self.precision in PRECISIONS, "precision", self.precision, f"one of {', '.join(PRECISIONS)}")
         check_value(isinstance(self.load_in_4bit, bool), "load_in_4bit", self.load_in_4bit, "true or false")
 
@@ -288,7 +338,9 @@ def dpo_args(config: TrainConfig, output_dir: str | os.PathLike | None = None, p
     from trl import DPOConfig
 
     out = Path(output_dir) if output_dir else stage_dir(config, "dpo")
-    return DPOConfig(**_common_args(config, config.dpo, out, progress, has_eval), beta=float(config.dpo.beta), loss_type=[config.dpo.loss_type])
+    return DPOConfig(
+        **_common_args(config, config.dpo, out, progress, has_eval), beta=float(config.dpo.beta), loss_type=[config.dpo.loss_type]
+    )
 
 
 def lora_config(config: TrainConfig):
@@ -307,5 +359,3 @@ def lora_config(config: TrainConfig):
 
 def stage_dir(config: TrainConfig, stage: str) -> Path:
     return Path(config.output_dir) / stage
-
-

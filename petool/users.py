@@ -83,7 +83,9 @@ def explain_preference(catalog: Catalog, user: User, cluster_id: str) -> str:
     others = ", ".join(f"{a.tool.strip()} {user.score(catalog, a.provider):.2f}" for a in members[1:])
     parts = contributions(catalog.goodness[best.provider], user.weights)[:3]
     attrs = catalog.tool_by_key[best.provider].attributes
-    strengths = "; ".join(f"{ATTRIBUTE_LABELS.get(k, k)} {attrs.get(k, 'n/a')} (goodness {catalog.goodness[best.provider].get(k, 0.5):.2f})" for k, _ in parts)
+    strengths = "; ".join(
+        f"{ATTRIBUTE_LABELS.get(k, k)} {attrs.get(k, 'n/a')} (goodness {catalog.goodness[best.provider].get(k, 0.5):.2f})" for k, _ in parts
+    )
     total = sum(user.weights.values()) or 1.0
     focus = ", ".join(f"{ATTRIBUTE_LABELS.get(k, k)} {w / total:.0%}" for k, w in sorted(user.weights.items(), key=lambda kv: -kv[1])[:3])
     return (

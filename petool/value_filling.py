@@ -96,13 +96,27 @@ def _bare_braces(tokenizer) -> list[int]:
     """Ids of the tokens that are an opening brace alone ("{", " {"; cached per tokenizer)."""
     key = (getattr(tokenizer, "name_or_path", ""), len(tokenizer), "bare {")
     if key not in _STARTING:
-        _STARTING[key] = [i for i in tokens_starting_with(tokenizer, "{") + tokens_starting_with(tokenizer, " {")
-                          if tokenizer.decode([i]).strip() == "{"]
+        _STARTING[key] = [
+            i for i in tokens_starting_with(tokenizer, "{") + tokens_starting_with(tokenizer, " {") if tokenizer.decode([i]).strip() == "{"
+        ]
     return _STARTING[key]
 
 
-def hold_to_the_instruction(matcher, tokenizer, logits, token: int, head: str, written: str, stated, named_values,
-                             close_penalty: float, closers: set[int], closer_ids, go_on_ids, quote_id) -> tuple[list[int], int]:
+def hold_to_the_instruction(
+    matcher,
+    tokenizer,
+    logits,
+    token: int,
+    head: str,
+    written: str,
+    stated,
+    named_values,
+    close_penalty: float,
+    closers: set[int],
+    closer_ids,
+    go_on_ids,
+    quote_id,
+) -> tuple[list[int], int]:
     """The close penalty's step: (tokens forced into the matcher, or [], and the token to take).
 
     Where a key may open (after "{", ",", or where the model ends a value) a missing named
@@ -117,8 +131,12 @@ def hold_to_the_instruction(matcher, tokenizer, logits, token: int, head: str, w
     where = _position(written)
     text = tokenizer.decode([token])
     if where == "string":
-        if quote_id is not None and text.startswith('"') and text[1:].lstrip().startswith(",") and \
-                float(logits[0, quote_id]) > float("-inf"):
+        if (
+            quote_id is not None
+            and text.startswith('"')
+            and text[1:].lstrip().startswith(",")
+            and float(logits[0, quote_id]) > float("-inf")
+        ):
             return [], quote_id
         return [], token
     if where == "value":

@@ -55,7 +55,7 @@ def differences(before: Path, after: Path, fields: tuple[str, ...] = TIMING_FIEL
     old = before.read_text(encoding="utf-8").splitlines()
     new = after.read_text(encoding="utf-8").splitlines()
     out = []
-    for i, (a, b) in enumerate(zip(old, new), 1):
+    for i, (a, b) in enumerate(zip(old, new, strict=False), 1):
         if masked(a, fields) != masked(b, fields):
             if len(out) < shown:
                 out.append(f"line {i}:\n  - {a}\n  + {b}")
@@ -71,8 +71,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("before", help="run folder or predictions.jsonl")
     parser.add_argument("after", help="run folder or predictions.jsonl")
-    parser.add_argument("--ignore", action="append", metavar="FIELD",
-                        help=f"a top-level field to leave out of the comparison (repeatable; default: {', '.join(TIMING_FIELDS)})")
+    parser.add_argument(
+        "--ignore",
+        action="append",
+        metavar="FIELD",
+        help=f"a top-level field to leave out of the comparison (repeatable; default: {', '.join(TIMING_FIELDS)})",
+    )
     args = parser.parse_args(argv)
     before, after = predictions_file(args.before), predictions_file(args.after)
     for path in (before, after):

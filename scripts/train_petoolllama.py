@@ -46,12 +46,13 @@ def stage_data(args, out: Path) -> None:
     if (data / "dpo_train.jsonl").exists():
         return
     log("building training entries from the shipped catalog")
-    config = BuildConfig(seed=args.seed, n_train=args.n_entries, n_test=args.n_heldout, style=args.style,
-                         p_narrowed_cluster=args.narrowed_clusters)
+    config = BuildConfig(
+        seed=args.seed, n_train=args.n_entries, n_test=args.n_heldout, style=args.style, p_narrowed_cluster=args.narrowed_clusters
+    )
     train, heldout = build_entries(load_catalog(), config)
     rng = random.Random(args.seed)
     sft, pairs = [], []
-    for i, s in enumerate(SETTINGS):
+    for s in SETTINGS:
         # A shortlist prompt may leave the gold out; such an example would teach calling an unlisted tool.
         shown = [e for e in train if any(t.name == e.ground_truth.tool_name for t in prompt_candidates(e, s, args.style))]
         chosen = rng.sample(shown, min(args.sft_per_setting, len(shown)))
@@ -73,8 +74,13 @@ def stage_data(args, out: Path) -> None:
 
 def stage_sft(args, out: Path):
     adapter = out / "sft"
-    config = load_config(ROOT / "assets" / "train" / "cpu.yaml", output_dir=str(out), sft__max_steps=args.sft_steps,
-                         sft__learning_rate=args.sft_lr, sft__save_steps=3)
+    config = load_config(
+        ROOT / "assets" / "train" / "cpu.yaml",
+        output_dir=str(out),
+        sft__max_steps=args.sft_steps,
+        sft__learning_rate=args.sft_lr,
+        sft__save_steps=3,
+    )
     if (adapter / "adapter_model.safetensors").exists() and (adapter / "metrics.json").exists():
         return config, adapter
     log(f"SFT: {args.sft_steps} steps")
@@ -98,7 +104,11 @@ def stage_mistakes(args, out: Path, sft_adapter: Path) -> None:
         call = parse_call(predictor.generate(entry, setting).text).call
         if call is not None and call.to_json() != entry.ground_truth.to_json():
             messages = build_messages(entry, setting, args.style)
-            pairs.append(PreferenceExample(messages[0]["content"], messages[1]["content"], entry.ground_truth.to_text(), call.to_text(), source="sft-mistake"))
+            pairs.append(
+                PreferenceExample(
+                    messages[0]["content"], messages[1]["content"], entry.ground_truth.to_text(), call.to_text(), source="sft-mistake"
+                )
+            )
         log(f"mistakes: {i + 1}/{len(entries)} entries, {len(pairs)} wrong")
     formats.write_trl_preferences(pairs, path)
 
@@ -147,8 +157,13 @@ def main() -> int:
     parser.add_argument("--mistake-entries", type=int, default=48)
     parser.add_argument("--dpo-steps", type=int, default=16)
     parser.add_argument("--dpo-lr", type=float, default=5e-5)
-    parser.add_argument("--narrowed-clusters", type=float, default=0.0, metavar="SHARE",
-                        help="share of clusters given a narrowed twin (GetNews / GetNewsByTopic) in the training build; the shipped adapter: 0")
+    parser.add_argument(
+        "--narrowed-clusters",
+        type=float,
+        default=0.0,
+        metavar="SHARE",
+        help="share of clusters given a narrowed twin (GetNews / GetNewsByTopic) in the training build; the shipped adapter: 0",
+    )
     parser.add_argument("--no-ship", action="store_true")
     args = parser.parse_args()
     out = ROOT / args.out if not Path(args.out).is_absolute() else Path(args.out)

@@ -56,9 +56,15 @@ class FakePredictor:
             call = ToolCall(tool.name, {p.name: p.default for p in tool.required_parameters})
         # as petool.models records a whole-name tool choice: the chosen name scores best
         names = list(dict.fromkeys([call.tool_name, *(t.name for t in entry.candidates[:3])]))
-        return Generation(call.to_text(), 0.01, 100, 20, model=self._name(adapter_on),
-                          tool_scores={n: -0.5 if n == call.tool_name else -4.0 for n in names},
-                          tool_bias={n: -0.1 * i for i, n in enumerate(names)})
+        return Generation(
+            call.to_text(),
+            0.01,
+            100,
+            20,
+            model=self._name(adapter_on),
+            tool_scores={n: -0.5 if n == call.tool_name else -4.0 for n in names},
+            tool_bias={n: -0.1 * i for i, n in enumerate(names)},
+        )
 
 
 def launch_for_test(demo, config, **overrides) -> str:

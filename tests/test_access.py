@@ -164,8 +164,18 @@ def test_auth_private_keeps_the_old_whole_app_login():
         AppConfig.from_env({"PETOOL_AUTH": "ann:pw", "PETOOL_AUTH_PRIVATE": "maybe"})
 
 
-WRITE_ENDPOINTS = {"label_A", "label_B", "label_tie", "label_both_bad", "start_queue", "save_entry", "create_user",
-                   "export_pairs", "download_db", "train"}
+WRITE_ENDPOINTS = {
+    "label_A",
+    "label_B",
+    "label_tie",
+    "label_both_bad",
+    "start_queue",
+    "save_entry",
+    "create_user",
+    "export_pairs",
+    "download_db",
+    "train",
+}
 
 
 def test_every_write_event_reads_the_session_login(tmp_path):
@@ -211,8 +221,11 @@ def compared(url):
 
 def refusal(outputs) -> str:
     """The one output of a refused event that says why (the others come back unchanged)."""
-    [message] = [o for o in (outputs if isinstance(outputs, (list, tuple)) else [outputs])
-                 if isinstance(o, str) and "Log in (the box at the top of the page) to" in o]
+    [message] = [
+        o
+        for o in (outputs if isinstance(outputs, (list, tuple)) else [outputs])
+        if isinstance(o, str) and "Log in (the box at the top of the page) to" in o
+    ]
     return message
 
 
@@ -232,13 +245,15 @@ def test_anonymous_visitors_read_and_run_models_but_cannot_write(app):
     client.predict("ground_truth", "drop", api_name="/pairs")
     client.predict("", "p", "paper", api_name="/preview_prompt")
     before = demo.petool_services.store.stats()
-    for args, api in ((("TRL JSONL", "ground_truth", "drop"), "/export_pairs"),
-                      ((), "/download_db"), ((5, "", "ground_truth", "drop"), "/train")):
+    for args, api in (
+        (("TRL JSONL", "ground_truth", "drop"), "/export_pairs"),
+        ((), "/download_db"),
+        ((5, "", "ground_truth", "drop"), "/train"),
+    ):
         with pytest.raises(AppError, match=r"Log in \(the box at the top of the page\) to"):
             client.predict(*args, api_name=api)
     # Refusals with a message next to their control answer normally, with the reason.
-    for args, api in ((("ann", [], "", ""), "/label_A"), (("generated", ["p"], 3, "ann"), "/start_queue"),
-                      (("q", "ann"), "/save_entry")):
+    for args, api in ((("ann", [], "", ""), "/label_A"), (("generated", ["p"], 3, "ann"), "/start_queue"), (("q", "ann"), "/save_entry")):
         assert refusal(client.predict(*args, api_name=api)).startswith("⚠️ "), api
     out = client.predict("zoe", "mixed", "p", api_name="/create_user")
     assert "not saved: sign in to save" in out[0]
@@ -257,7 +272,6 @@ def test_wrong_password_is_refused_and_the_session_stays_anonymous(app):
 
 
 def test_login_name_is_the_annotator_and_other_sessions_stay_anonymous(app):
-    from gradio_client.exceptions import AppError
 
     demo, url = app
     ann = compared(url)
@@ -358,7 +372,9 @@ def test_the_login_box_in_the_browser(app):
 
     demo, url = app
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        browser = p.chromium.launch(
+            executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+        )
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.set_default_timeout(30_000)
@@ -421,10 +437,27 @@ def _private_things(config) -> list[str]:
     return [str(Path(config.db_path).parent), "private-store", RUN_ID, "Tasty Kitchen", "PriceSpy", "load_entry", "label_A"]
 
 
-ANONYMOUS_PROBES = ["/", "/?view=api", "/config", "/config?deep_link=x", "/gradio_api/info", "/gradio_api/info?all_endpoints=true",
-                    "/info", "/gradio_api/openapi.json", "/openapi.json", "/gradio_api/runs", "/gradio_api/app_id",
-                    "/gradio_api/token", "/gradio_api/user", "/manifest.json", "/docs", "/gradio_api/run-history/records",
-                    "/gradio_api/file={db}", "/gradio_api/file={exports}/x.jsonl", "/file={db}"]
+ANONYMOUS_PROBES = [
+    "/",
+    "/?view=api",
+    "/config",
+    "/config?deep_link=x",
+    "/gradio_api/info",
+    "/gradio_api/info?all_endpoints=true",
+    "/info",
+    "/gradio_api/openapi.json",
+    "/openapi.json",
+    "/gradio_api/runs",
+    "/gradio_api/app_id",
+    "/gradio_api/token",
+    "/gradio_api/user",
+    "/manifest.json",
+    "/docs",
+    "/gradio_api/run-history/records",
+    "/gradio_api/file={db}",
+    "/gradio_api/file={exports}/x.jsonl",
+    "/file={db}",
+]
 
 
 def test_private_mode_shows_an_anonymous_client_nothing_but_the_login_page(private_app):
@@ -492,9 +525,11 @@ def test_no_password_stays_in_the_browser_after_login_and_logout(app):
             page.locator("#login-btn").wait_for(timeout=60_000)
             # What an earlier version left in this browser is deleted on the next visit.
             app_id = page.evaluate("() => window.gradio_config.app_id")
-            page.evaluate("""(id) => localStorage.setItem('gradio:run-history:v2:' + id,
+            page.evaluate(
+                """(id) => localStorage.setItem('gradio:run-history:v2:' + id,
                 JSON.stringify([{id: 'x', endpoint: '/login', inputs: ['ann', 'pw-old-one'], started_at: new Date().toISOString()}]))""",
-                          app_id)
+                app_id,
+            )
             page.reload(wait_until="load")
             page.locator("#login-btn").wait_for(timeout=60_000)
 

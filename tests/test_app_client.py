@@ -32,9 +32,26 @@ def client(app):
 
 def test_api_lists_the_main_endpoints(client):
     names = set(client.view_api(print_info=False, return_format="dict")["named_endpoints"])
-    for name in ("/load_entry", "/create_user", "/add_turn", "/suggest_candidates", "/preview_prompt", "/save_entry",
-                 "/compare", "/label_A", "/label_B", "/label_tie", "/label_both_bad", "/start_queue", "/pairs",
-                 "/export_pairs", "/download_db", "/dashboards", "/predictions", "/inspect_prediction"):
+    for name in (
+        "/load_entry",
+        "/create_user",
+        "/add_turn",
+        "/suggest_candidates",
+        "/preview_prompt",
+        "/save_entry",
+        "/compare",
+        "/label_A",
+        "/label_B",
+        "/label_tie",
+        "/label_both_bad",
+        "/start_queue",
+        "/pairs",
+        "/export_pairs",
+        "/download_db",
+        "/dashboards",
+        "/predictions",
+        "/inspect_prediction",
+    ):
         assert name in names, name
 
 
@@ -78,8 +95,9 @@ def test_refused_calls_return_normally_with_the_reason(app):
     message, *_ = fresh.predict("p", None, "say hi", '{"nope": 1}', None, api_name="/add_turn")
     assert message == "⚠️ Pick a tool first."
     # Nothing refused was stored; the comparisons that ran keep their scored answers (the app runs).
-    assert {k: v for k, v in store.stats().items() if k not in ("runs", "predictions")} == \
-        {k: v for k, v in before.items() if k not in ("runs", "predictions")}
+    assert {k: v for k, v in store.stats().items() if k not in ("runs", "predictions")} == {
+        k: v for k, v in before.items() if k not in ("runs", "predictions")
+    }
 
 
 def services_key(demo) -> str:

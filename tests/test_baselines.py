@@ -81,8 +81,10 @@ def test_history_ceiling_splits_runs_by_whether_the_gold_tool_is_in_the_history(
     groups = history_groups([used, unused], "p")
     assert groups["7"]["gold_in_history"] and not groups["8"]["gold_in_history"]
     assert (groups["7"]["rule_expected"], groups["8"]["rule_expected"]) == (1.0, 0.5)  # a tie between the two weather tools
-    run = [{"entry_id": 7, "tool_ok": True, "call": {"tool_name": WEATHER_A}},
-           {"entry_id": 8, "tool_ok": False, "call": {"tool_name": NEWS}}]
+    run = [
+        {"entry_id": 7, "tool_ok": True, "call": {"tool_name": WEATHER_A}},
+        {"entry_id": 8, "tool_ok": False, "call": {"tool_name": NEWS}},
+    ]
     rows = ceiling_rows(groups, {"run": run})
     assert rows[1][1:4] == ["100.0", "50.0", "75.0"]  # the oracle rule: sure when used, a coin flip otherwise
     assert rows[2][1:4] == ["100.0", "100.0", "100.0"]  # ties to the first listed: the gold comes before WEATHER_B

@@ -24,7 +24,6 @@ from petool.bench import (
 from petool.catalog import load_catalog
 from petool.catalog_variants import base_cluster, with_narrowed_apis
 from petool.formats import load_entries
-from petool.phrasing import add_clauses, optional_clause
 from petool.prompts import INSTRUCTION_FIELDS, render_system_prompt
 from petool.ranking import api_name
 from petool.schema import provider_of
@@ -45,25 +44,28 @@ def shipped_entries():
     return train, test
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"settings": ("p", "x")}, "settings"),
-    ({"split_by": "user"}, "split_by 'user'"),
-    ({"n_train": -1}, "n_train"),
-    ({"n_train": 0, "n_test": 0}, "at least 1"),
-    ({"n_candidates": 1}, "n_candidates"),
-    ({"history_length": (50, 10)}, "history_length"),
-    ({"k_range": (2, 25)}, "k_range"),
-    ({"p_k_max": 1.5}, "p_k_max"),
-    ({"p_copied_cluster": 2}, "p_copied_cluster"),
-    ({"p_narrowed_cluster": -1}, "p_narrowed_cluster"),
-    ({"tool_comb": (0, 3)}, "tool_comb"),
-    ({"paraphrase_url": "ftp://x"}, "paraphrase_url"),
-    ({"n_validation": 5}, "n_validation needs split_by='category'"),
-    ({"n_validation": -1, "split_by": "category"}, "n_validation"),
-    ({"category_shares": (0.5, 0.5)}, "category_shares"),
-    ({"category_shares": (0.6, 0.3, 0.3)}, "category_shares"),
-    ({"category_shares": (1.0, 0.0, 0.0)}, "category_shares"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"settings": ("p", "x")}, "settings"),
+        ({"split_by": "user"}, "split_by 'user'"),
+        ({"n_train": -1}, "n_train"),
+        ({"n_train": 0, "n_test": 0}, "at least 1"),
+        ({"n_candidates": 1}, "n_candidates"),
+        ({"history_length": (50, 10)}, "history_length"),
+        ({"k_range": (2, 25)}, "k_range"),
+        ({"p_k_max": 1.5}, "p_k_max"),
+        ({"p_copied_cluster": 2}, "p_copied_cluster"),
+        ({"p_narrowed_cluster": -1}, "p_narrowed_cluster"),
+        ({"tool_comb": (0, 3)}, "tool_comb"),
+        ({"paraphrase_url": "ftp://x"}, "paraphrase_url"),
+        ({"n_validation": 5}, "n_validation needs split_by='category'"),
+        ({"n_validation": -1, "split_by": "category"}, "n_validation"),
+        ({"category_shares": (0.5, 0.5)}, "category_shares"),
+        ({"category_shares": (0.6, 0.3, 0.3)}, "category_shares"),
+        ({"category_shares": (1.0, 0.0, 0.0)}, "category_shares"),
+    ],
+)
 def test_config_validation_names_the_bad_value(kwargs, message):
     with pytest.raises(ValueError, match=message):
         BuildConfig(**kwargs)
@@ -71,7 +73,6 @@ def test_config_validation_names_the_bad_value(kwargs, message):
 
 def _check_entry(e, catalog, cfg):
     gt = e.ground_truth.tool_name
-    gt_tool = provider_of(gt)
     alt_tools = {provider_of(n) for n in e.cluster if n != gt}
     assert gt in e.cluster and 2 <= len(e.cluster) <= 6
     # the preferred tool set holds the ground truth's tool, never its alternatives
@@ -119,7 +120,9 @@ def test_distributions_follow_the_config(shipped_entries):
     assert 0.55 < k5 < 0.8
     mean_len = sum(e.history_length for e in es) / len(es)
     assert 45 < mean_len < 65 and all(2 <= e.history_length <= 100 for e in es)
-    in_window = sum(any(provider_of(t.call.tool_name) == provider_of(e.ground_truth.tool_name) for t in e.histories["p"]) for e in es) / len(es)
+    in_window = sum(
+        any(provider_of(t.call.tool_name) == provider_of(e.ground_truth.tool_name) for t in e.histories["p"]) for e in es
+    ) / len(es)
     assert 0.35 < in_window < 0.65
     positions = Counter(next(i for i, t in enumerate(e.candidates) if t.name == e.ground_truth.tool_name) for e in es)
     assert len(positions) == 10 and max(positions.values()) < 3 * min(positions.values())
@@ -133,13 +136,16 @@ def test_split_by_cluster_is_disjoint_and_by_entry_is_not(shipped_entries, small
     assert {e.func for e in train2} & {e.func for e in test2}
 
 
-@pytest.mark.parametrize("seed, shares, narrowed", [
-    (0, (0.6, 0.2, 0.2), 0.0),
-    (7, (0.6, 0.2, 0.2), 0.0),
-    (7, (0.6, 0.2, 0.2), 1.0),
-    (3, (0.4, 0.3, 0.3), 0.0),
-    (3, (0.9, 0.05, 0.05), 0.0),
-])
+@pytest.mark.parametrize(
+    "seed, shares, narrowed",
+    [
+        (0, (0.6, 0.2, 0.2), 0.0),
+        (7, (0.6, 0.2, 0.2), 0.0),
+        (7, (0.6, 0.2, 0.2), 1.0),
+        (3, (0.4, 0.3, 0.3), 0.0),
+        (3, (0.9, 0.05, 0.05), 0.0),
+    ],
+)
 def test_split_by_category_is_disjoint_complete_and_seeded(seed, shares, narrowed):
     catalog = load_catalog()
     if narrowed:
@@ -154,7 +160,7 @@ def test_split_by_category_is_disjoint_complete_and_seeded(seed, shares, narrowe
     assert sorted(c for part in parts for c in part) == sorted(catalog.members)  # every cluster, hence category, used
     assert set().union(*categories) == {a.category for a in catalog.apis}
     n = sum(base_cluster(c) == c for c in catalog.members)
-    for part, share in zip(parts, shares):  # about each part's share of the clusters (a category holds at most 11)
+    for part, share in zip(parts, shares, strict=False):  # about each part's share of the clusters (a category holds at most 11)
         assert abs(sum(base_cluster(c) == c for c in part) - share * n) <= 11
     assert split_categories(catalog, config) == parts
     if narrowed:  # twins follow their cluster: the split is the one without them
@@ -181,7 +187,7 @@ def test_category_parts_keep_ground_truths_to_their_categories():
     parts = build_parts(catalog, config)
     cats = {name: {e.category for e in entries} for name, entries in parts.items()}
     assert not cats["train"] & cats["validation"] and not cats["train"] & cats["test"] and not cats["validation"] & cats["test"]
-    clusters = dict(zip(("train", "validation", "test"), split_categories(catalog, config)))
+    clusters = dict(zip(("train", "validation", "test"), split_categories(catalog, config), strict=False))
     for name, entries in parts.items():
         assert len(entries) == 60 and {e.func for e in entries} <= set(clusters[name])
     # distractors come from anywhere in the catalog, held-out categories included
@@ -266,10 +272,17 @@ def test_rule_baselines_behave_as_on_real_data(shipped_entries):
 
 def test_copied_clusters_show_one_api_name_among_the_equivalents():
     catalog = load_catalog()
+
     def shares(cfg):
         _, test = build_entries(catalog, cfg)
-        return sum(any(api_name(t) == api_name(e.candidate(e.ground_truth.tool_name)) and t.name != e.ground_truth.tool_name
-                       for t in e.cluster_candidates()) for e in test) / len(test)
+        return sum(
+            any(
+                api_name(t) == api_name(e.candidate(e.ground_truth.tool_name)) and t.name != e.ground_truth.tool_name
+                for t in e.cluster_candidates()
+            )
+            for e in test
+        ) / len(test)
+
     assert shares(BuildConfig(seed=5, n_train=0, n_test=60, p_copied_cluster=1.0)) > 0.9
     assert shares(BuildConfig(seed=5, n_train=0, n_test=60)) < 0.3
 

@@ -18,7 +18,10 @@ from tests.app_fakes import FakePredictor, launch_for_test
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 
-pytestmark = [pytest.mark.browser, pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian chromium at /usr/bin/chromium (apt-get install -y chromium)")]
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian chromium at /usr/bin/chromium (apt-get install -y chromium)"),
+]
 
 
 @pytest.fixture(scope="module")
@@ -46,8 +49,11 @@ def _import_a_run(services, folder: Path) -> None:
     for model, good in (("fake-base", {0}), ("fake-base+fake-adapter", {0, 1, 2, 3})):
         run = folder / model
         run.mkdir()
-        rows = [record_for(e, s, model, Generation(e.ground_truth.to_text() if i in good else "nope", 0.1), "robust").to_json()
-                for i, e in enumerate(entries) for s in ("p", "r", "c", "none")]
+        rows = [
+            record_for(e, s, model, Generation(e.ground_truth.to_text() if i in good else "nope", 0.1), "robust").to_json()
+            for i, e in enumerate(entries)
+            for s in ("p", "r", "c", "none")
+        ]
         (run / "predictions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
         (run / "config.json").write_text(json.dumps({"model": model, "data": str(data), "scorer_version": "petool-scorer/1"}))
         services.store.import_run(run)
@@ -59,7 +65,9 @@ def page(app):
 
     ARTIFACTS.mkdir(exist_ok=True)
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        browser = p.chromium.launch(
+            executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+        )
         context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
         pg = context.new_page()
         pg.set_default_timeout(30_000)

@@ -22,7 +22,10 @@ from tests.app_fakes import FakePredictor, launch_for_test
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
-pytestmark = [pytest.mark.browser, pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian chromium at /usr/bin/chromium (apt-get install -y chromium)")]
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian chromium at /usr/bin/chromium (apt-get install -y chromium)"),
+]
 
 # "Error" badges gradio puts over an event's outputs when its handler raises (not the toasts).
 ERROR_BADGES_JS = """() => [...document.querySelectorAll('.block .error')]
@@ -106,15 +109,23 @@ def test_selecting_a_turn_then_updating_keeps_its_parameters(app, browser):
     try:
         entries = demo.petool_services.generated()
         catalog = demo.petool_services.catalog()
-        entry = next(e for e in entries if len({t.call.tool_name for t in e.history("p")}) >= 2
-                     and any(t.call.parameters and json.loads(example_params(catalog.get(t.call.tool_name))) != t.call.parameters
-                             for t in e.history("p")))
+        entry = next(
+            e
+            for e in entries
+            if len({t.call.tool_name for t in e.history("p")}) >= 2
+            and any(
+                t.call.parameters and json.loads(example_params(catalog.get(t.call.tool_name))) != t.call.parameters for t in e.history("p")
+            )
+        )
         load(page, entry.key)
         turns = entry.history("p")
         # select a row, then a row with another tool and non-example parameters
         catalog = demo.petool_services.catalog()
-        j = next(i for i, t in enumerate(turns)
-                 if t.call.parameters and json.loads(example_params(catalog.get(t.call.tool_name))) != t.call.parameters)
+        j = next(
+            i
+            for i, t in enumerate(turns)
+            if t.call.parameters and json.loads(example_params(catalog.get(t.call.tool_name))) != t.call.parameters
+        )
         i = next(i for i, t in enumerate(turns) if t.call.tool_name != turns[j].call.tool_name)
         table = page.locator("#b-turns")
         table.get_by_role("gridcell", name=turns[i].instruction, exact=True).first.click()
@@ -261,8 +272,9 @@ def test_refusals_say_why_without_errors(app, browser):
         expect(page.locator("#c-label-msg")).to_contain_text("Type your annotator name")
         # Nothing refused was stored; a comparison that ran keeps its scored answers (the app runs).
         kept = ("runs", "predictions")
-        assert {k: v for k, v in demo.petool_services.store.stats().items() if k not in kept} == \
-            {k: v for k, v in before.items() if k not in kept}
+        assert {k: v for k, v in demo.petool_services.store.stats().items() if k not in kept} == {
+            k: v for k, v in before.items() if k not in kept
+        }
         # the form is still usable: tick a reason, type a comment, label
         page.locator("#c-tags").get_by_text("ignores preference").click()
         page.locator("#c-comment textarea").fill("after a refusal")
@@ -270,8 +282,11 @@ def test_refusals_say_why_without_errors(app, browser):
         page.click("#verdict-B")
         expect(page.locator("#c-label-msg")).to_contain_text("Saved label")
         [row] = [r for r in labels(demo) if r["annotator"] == "yuri"]
-        assert (row["verdict"], json.loads(row["tags"]) if isinstance(row["tags"], str) else row["tags"],
-                row["comment"]) == ("B", ["ignores preference"], "after a refusal")
+        assert (row["verdict"], json.loads(row["tags"]) if isinstance(row["tags"], str) else row["tags"], row["comment"]) == (
+            "B",
+            ["ignores preference"],
+            "after a refusal",
+        )
         assert not page.server_errors, page.server_errors
     finally:
         page.close()
@@ -304,8 +319,9 @@ def test_compare_on_a_phone(app, browser):
             .filter(td => td.offsetParent !== null && td.textContent.trim().length > 4)
             .filter(td => td.getBoundingClientRect().width < 40).map(td => td.textContent.slice(0, 30))""")
         assert narrow == []
-        page.screenshot(path=str(Path(__file__).resolve().parent.parent / "test-artifacts" / "phone_compare.png"), full_page=True) \
-            if (Path(__file__).resolve().parent.parent / "test-artifacts").is_dir() else None
+        page.screenshot(path=str(Path(__file__).resolve().parent.parent / "test-artifacts" / "phone_compare.png"), full_page=True) if (
+            Path(__file__).resolve().parent.parent / "test-artifacts"
+        ).is_dir() else None
         page.get_by_role("tab", name="About").click()
         page.locator("#tab-about").wait_for()
     finally:

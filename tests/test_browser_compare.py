@@ -141,9 +141,12 @@ def test_right_looks_right_where_the_sides_differ(app, browser):
         cells = page.locator("#c-side-b td.v").filter(has_text="other side")
         assert cells.count() >= 1  # the difference from A is still marked, in words
         colours = page.eval_on_selector_all(
-            "#c-side-b .pt-table td:nth-child(2)", "els => els.map(e => getComputedStyle(e).backgroundColor)")
-        green = page.evaluate("() => { const d = document.createElement('div'); d.className = 'pt-right';"
-                              " document.body.append(d); const c = getComputedStyle(d).backgroundColor; d.remove(); return c; }")
+            "#c-side-b .pt-table td:nth-child(2)", "els => els.map(e => getComputedStyle(e).backgroundColor)"
+        )
+        green = page.evaluate(
+            "() => { const d = document.createElement('div'); d.className = 'pt-right';"
+            " document.body.append(d); const c = getComputedStyle(d).backgroundColor; d.remove(); return c; }"
+        )
         assert colours and set(colours) == {green}
         tool = page.locator("#c-side-b .pt-tool").first
         assert "pt-right" in tool.get_attribute("class") and "pt-diff" not in tool.get_attribute("class")
@@ -270,8 +273,11 @@ def test_no_i18n_key_and_no_emoji_only_meaning_in_any_tab(app, browser):
         page.close()
 
 
-@pytest.mark.xfail(strict=True, reason="gradio 6.31's status tracker announces a finished event as the raw key "
-                   "'common.complete' (missing from its English table); gr.I18n(en={'common.complete': ...}) did not override it")
+@pytest.mark.xfail(
+    strict=True,
+    reason="gradio 6.31's status tracker announces a finished event as the raw key "
+    "'common.complete' (missing from its English table); gr.I18n(en={'common.complete': ...}) did not override it",
+)
 def test_no_raw_i18n_key_even_for_a_moment(app, browser):
     from playwright.sync_api import expect
 

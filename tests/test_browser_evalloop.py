@@ -51,8 +51,9 @@ def train_to_the_end(services, tmp_path: Path, monkeypatch) -> str:
     monkeypatch.setattr(jobs.time, "strftime", lambda *a: "browser")  # the job folder: jobs/dpo-browser
     jobs_dir = Path(services.config.db_path).resolve().parent / "jobs"
     run_dir = jobs_dir / "dpo-browser" / "run"
-    job_id = jobs.start_dpo_job(services.store, services.store.preference_examples(), "fake-adapter", jobs_dir,
-                                command=[sys.executable, str(script), str(run_dir)])
+    job_id = jobs.start_dpo_job(
+        services.store, services.store.preference_examples(), "fake-adapter", jobs_dir, command=[sys.executable, str(script), str(run_dir)]
+    )
     for _ in range(150):
         if services.store.get_job(job_id)["status"] in ("done", "failed"):
             break

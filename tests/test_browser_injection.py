@@ -32,7 +32,7 @@ LINK = "[click me](javascript:alert('md'))"
 EVIL_TOOL = f"<Evil>.<{IMG}>.<run>"
 GOOD_TOOL = "<Weather>.<A>.<forecast>"
 INJECTED_NODES = (
-    "[...document.querySelectorAll('img[src=\"x\"], svg, iframe[srcdoc], a[href^=\"javascript:\"]')]"
+    '[...document.querySelectorAll(\'img[src="x"], svg, iframe[srcdoc], a[href^="javascript:"]\')]'
     ".filter(n => !n.closest('.js-plotly-plot') && (n.tagName !== 'svg' || n.getAttribute('onload') !== null"
     " || n.closest('.prose')))"
     ".map(n => (n.closest('[id]') || {}).id + ': ' + n.outerHTML.slice(0, 120))"
@@ -89,7 +89,9 @@ def test_payloads_show_as_text_and_never_run(app):
     ARTIFACTS.mkdir(exist_ok=True)
     dialogs = []
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        browser = p.chromium.launch(
+            executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+        )
         page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
         page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
         page.set_default_timeout(30_000)

@@ -28,13 +28,19 @@ def test_grammar_bounds_strings_and_numbers(tiny_decoder):
     tool = [Tool("<A>.<B>.<c>", required_parameters=[Parameter("q", "")])]  # untyped: any scalar
     head = '{"tool_name": "<A>.<B>.<c>", "parameters": {"q": '
     cases = {
-        '123}}': True, "-1.5e10}}": True, '"é 😀 ok"}}': True, "true}}": True,
+        "123}}": True,
+        "-1.5e10}}": True,
+        '"é 😀 ok"}}': True,
+        "true}}": True,
         "1" * 16 + "}}": False,  # runaway digits
         '"' + "a" * 129 + '"}}': False,  # runaway string
         '"a\x13b"}}': False,  # control character: invalid JSON
         '"a\\"b"}}': True,  # escapes are fine
-        '"{{city}}"}}': False, '"a}"}}': False,  # the authors' regex would cut the call at a "}}" inside
-        "null}}": False, '{"x": 1}}}': False, "[1]}}": False,
+        '"{{city}}"}}': False,
+        '"a}"}}': False,  # the authors' regex would cut the call at a "}}" inside
+        "null}}": False,
+        '{"x": 1}}}': False,
+        "[1]}}": False,
     }
     for text, ok in cases.items():
         m = grammar.matcher(tool)
@@ -48,13 +54,18 @@ def test_grammar_bounds_strings_and_numbers(tiny_decoder):
 
 def test_grammar_requires_required_parameters_and_allows_skipping_optional_ones(tiny_decoder):
     _, _, grammar = tiny_decoder
-    tool = Tool("<A>.<B>.<c>", required_parameters=[Parameter("city", "STRING")],
-                optional_parameters=[Parameter("days", "NUMBER"), Parameter("units", "ENUM")])
+    tool = Tool(
+        "<A>.<B>.<c>",
+        required_parameters=[Parameter("city", "STRING")],
+        optional_parameters=[Parameter("days", "NUMBER"), Parameter("units", "ENUM")],
+    )
     head = '{"tool_name": "<A>.<B>.<c>", "parameters": '
     cases = {
-        '{"city": "Rome"}}': True, '{"city": "Rome", "units": "metric"}}': True,
+        '{"city": "Rome"}}': True,
+        '{"city": "Rome", "units": "metric"}}': True,
         '{"city": "Rome", "days": 2, "units": "metric"}}': True,
-        "{}}": False, '{"days": 2}}': False,  # the required city is missing
+        "{}}": False,
+        '{"days": 2}}': False,  # the required city is missing
     }
     for text, ok in cases.items():
         m = grammar.matcher([tool])
@@ -84,8 +95,15 @@ def test_values_follow_the_declared_type(tiny_decoder, param_type, good, bad):
 def test_an_echoed_value_may_take_its_own_json_type():
     """The user's earlier call for the same instruction wrote "start": "1" under NUMBER (and the
     ground truth does too): the grammar then allows that parameter a string as well, and only it."""
-    tool = Tool("<A>.<B>.<s>", optional_parameters=[Parameter("start", "NUMBER"), Parameter("num", "NUMBER"),
-                                                    Parameter("q", "STRING"), Parameter("tags", "STRING")])
+    tool = Tool(
+        "<A>.<B>.<s>",
+        optional_parameters=[
+            Parameter("start", "NUMBER"),
+            Parameter("num", "NUMBER"),
+            Parameter("q", "STRING"),
+            Parameter("tags", "STRING"),
+        ],
+    )
     echoed = {tool.name: {"start": "1", "q": 10, "num": 15, "tags": ["a"]}, "<X>.<Y>.<z>": {"start": "1"}}
     params = call_schema([tool], echoed)["anyOf"][0]["properties"]["parameters"]["properties"]
     assert params["start"] == {"anyOf": [{"type": "number"}, {"type": "string"}]}

@@ -25,9 +25,11 @@ def test_close_call_table(text, expected):
     assert json.loads(close_call(text, candidates)) == expected
 
 
-_URI = Tool("<M>.<S>.<radio>", required_parameters=[Parameter("uri", default="spotify:artist:2w9zwq3AktTeYYMuhMjju8"),
-                                                    Parameter("n", "NUMBER", default="5")],
-            optional_parameters=[Parameter("seed", default="spotify:track:4WNcduiCmDNfmTEz7JvmLv")])
+_URI = Tool(
+    "<M>.<S>.<radio>",
+    required_parameters=[Parameter("uri", default="spotify:artist:2w9zwq3AktTeYYMuhMjju8"), Parameter("n", "NUMBER", default="5")],
+    optional_parameters=[Parameter("seed", default="spotify:track:4WNcduiCmDNfmTEz7JvmLv")],
+)
 
 
 def _call(params, name=_URI.name):

@@ -12,8 +12,15 @@ from pathlib import Path
 import pytest
 
 from petool.catalog import (
-    DEFAULT_CATALOG, CatalogError, attribute_goodness, import_toolbench, load_catalog, parse_catalog,
-    render_template, score_tool, validate_catalog,
+    DEFAULT_CATALOG,
+    CatalogError,
+    attribute_goodness,
+    import_toolbench,
+    load_catalog,
+    parse_catalog,
+    render_template,
+    score_tool,
+    validate_catalog,
 )
 from petool.catalog_variants import narrowed_name, with_copied_apis, with_narrowed_apis
 
@@ -61,8 +68,9 @@ def test_shipped_catalog_matches_the_real_data_shape(shipped):
     assert 0.72 <= sizes.count(2) / len(sizes) <= 0.88
     assert 0.10 <= sizes.count(3) / len(sizes) <= 0.22
     assert any(n >= 4 for n in sizes)
-    free = sum(not m[0].required and not any(re.search(r"\{(?!tool\})\w+", t) for t in m[0].templates)
-               for m in shipped.members.values()) / len(sizes)
+    free = sum(
+        not m[0].required and not any(re.search(r"\{(?!tool\})\w+", t) for t in m[0].templates) for m in shipped.members.values()
+    ) / len(sizes)
     assert 0.25 <= free <= 0.45
     types = [p.type.split(" ")[0].upper() for a in shipped.apis for p in a.params]
     share = {t: types.count(t) / len(types) for t in set(types)}
@@ -71,7 +79,15 @@ def test_shipped_catalog_matches_the_real_data_shape(shipped):
     assert descs[len(descs) // 2] < 80 and descs[int(len(descs) * 0.95)] > 300  # mostly short, a long tail
     assert sum(len(a.optional) >= 5 for a in shipped.apis) >= 20
     # NUMBER values appear both as ints and as numeric strings, as in ToolBench
-    values = [v for a in shipped.apis for p in a.params if p.type == "NUMBER" for ex in a.examples for k, v in ex["Parameters"].items() if k == p.name]
+    values = [
+        v
+        for a in shipped.apis
+        for p in a.params
+        if p.type == "NUMBER"
+        for ex in a.examples
+        for k, v in ex["Parameters"].items()
+        if k == p.name
+    ]
     assert any(isinstance(v, int) for v in values) and any(isinstance(v, str) and v.isdigit() for v in values)
     # most instructions read like the real ones ("I want to ...")
     templates = [t for apis in shipped.members.values() for t in apis[0].templates]
@@ -90,7 +106,10 @@ def test_small_fixture_is_valid(small_data):
     assert validate_catalog(small_data) == []
     c = parse_catalog(small_data)
     assert [a.full_name for a in c.cluster_apis("weather.now")] == [
-        "<Weather>.<SunnyAPI>.</v1/current/{city}>", "<Weather>.<RainCheck Pro>.<Current Weather>", "<Weather>.<Drizzle | Free >.<now>"]
+        "<Weather>.<SunnyAPI>.</v1/current/{city}>",
+        "<Weather>.<RainCheck Pro>.<Current Weather>",
+        "<Weather>.<Drizzle | Free >.<now>",
+    ]
 
 
 def _break(data, path, value):
@@ -105,21 +124,24 @@ def _break(data, path, value):
     return d
 
 
-@pytest.mark.parametrize("path, value, expected", [
-    (["format"], "other/1", "format: expected"),
-    (["tools", 0, "apis", 0, "cluster"], "nope", "SunnyAPI api[0] '/v1/current/{city}': cluster 'nope' is not declared"),
-    (["tools", 0, "apis", 0, "required_parameters", 0, "type"], "FLOAT", "parameter 'city' has type 'FLOAT'"),
-    (["tools", 0, "apis", 0, "templates"], ["Weather please."], "templates[0] lacks required slot(s) ['place']"),
-    (["tools", 0, "apis", 0, "templates"], ["Weather in {place} {planet}."], "mentions unknown slot(s) ['planet']"),
-    (["tools", 0, "apis", 0, "examples"], [{"Scenario": "x", "Parameters": {"town": "Lima"}}], "unknown parameter(s) ['town']"),
-    (["tools", 0, "apis", 0, "examples"], [], "needs at least one example"),
-    (["tools", 1, "attributes", "price_tier"], "cheap", "RainCheck Pro: attributes.price_tier 'cheap'"),
-    (["tools", 1, "attributes", "privacy"], 3, "attributes.privacy must be within 0..1"),
-    (["tools", 1, "name"], "Sunny>.<API", "would break the <Category>.<Tool>.<API> name"),
-    (["tools", 3, "apis", 1, "cluster"], None, "cluster 'music.genres': has 1 API"),
-    (["tools", 1, "name"], "SunnyAPI", "duplicate tool"),
-    (["tools", 0, "apis", 1, "name"], "/v1/current/{city}", "duplicate API name"),
-])
+@pytest.mark.parametrize(
+    "path, value, expected",
+    [
+        (["format"], "other/1", "format: expected"),
+        (["tools", 0, "apis", 0, "cluster"], "nope", "SunnyAPI api[0] '/v1/current/{city}': cluster 'nope' is not declared"),
+        (["tools", 0, "apis", 0, "required_parameters", 0, "type"], "FLOAT", "parameter 'city' has type 'FLOAT'"),
+        (["tools", 0, "apis", 0, "templates"], ["Weather please."], "templates[0] lacks required slot(s) ['place']"),
+        (["tools", 0, "apis", 0, "templates"], ["Weather in {place} {planet}."], "mentions unknown slot(s) ['planet']"),
+        (["tools", 0, "apis", 0, "examples"], [{"Scenario": "x", "Parameters": {"town": "Lima"}}], "unknown parameter(s) ['town']"),
+        (["tools", 0, "apis", 0, "examples"], [], "needs at least one example"),
+        (["tools", 1, "attributes", "price_tier"], "cheap", "RainCheck Pro: attributes.price_tier 'cheap'"),
+        (["tools", 1, "attributes", "privacy"], 3, "attributes.privacy must be within 0..1"),
+        (["tools", 1, "name"], "Sunny>.<API", "would break the <Category>.<Tool>.<API> name"),
+        (["tools", 3, "apis", 1, "cluster"], None, "cluster 'music.genres': has 1 API"),
+        (["tools", 1, "name"], "SunnyAPI", "duplicate tool"),
+        (["tools", 0, "apis", 1, "name"], "/v1/current/{city}", "duplicate API name"),
+    ],
+)
 def test_validator_names_the_broken_entry(small_data, path, value, expected):
     problems = validate_catalog(_break(small_data, path, value))
     assert any(expected in p for p in problems), problems
@@ -145,17 +167,29 @@ def test_load_catalog_reports_bad_json(tmp_path):
 def _toolbench_folder(root: Path) -> Path:
     tools = root / "data" / "toolenv" / "tools"
     specs = {
-        ("Weather", "sky_cast"): ("SkyCast", [("Get current weather", "Get the current weather for a city", ["city"]),
-                                               ("Get alerts", "Severe weather alerts", [])]),
-        ("Weather", "meteo"): ("Meteo 🌦", [("current weather", "Current weather for a city by name", ["q"]),
-                                             ("stations", "List of weather stations", [])]),
+        ("Weather", "sky_cast"): (
+            "SkyCast",
+            [("Get current weather", "Get the current weather for a city", ["city"]), ("Get alerts", "Severe weather alerts", [])],
+        ),
+        ("Weather", "meteo"): (
+            "Meteo 🌦",
+            [("current weather", "Current weather for a city by name", ["q"]), ("stations", "List of weather stations", [])],
+        ),
         ("Music", "tunes"): ("Tunes", [("search", "Search songs", ["term"])]),
     }
     for (cat, stem), (name, apis) in specs.items():
         (tools / cat).mkdir(parents=True, exist_ok=True)
-        api_list = [{"name": n, "url": "https://x", "description": d, "method": "GET",
-                     "required_parameters": [{"name": p, "type": "STRING", "description": "", "default": "Paris"} for p in ps],
-                     "optional_parameters": [{"name": "units", "type": "WEIRD", "description": "", "default": ""}]} for n, d, ps in apis]
+        api_list = [
+            {
+                "name": n,
+                "url": "https://x",
+                "description": d,
+                "method": "GET",
+                "required_parameters": [{"name": p, "type": "STRING", "description": "", "default": "Paris"} for p in ps],
+                "optional_parameters": [{"name": "units", "type": "WEIRD", "description": "", "default": ""}],
+            }
+            for n, d, ps in apis
+        ]
         (tools / cat / f"{stem}.json").write_text(json.dumps({"tool_name": name, "tool_description": f"{name} tool", "api_list": api_list}))
     return tools
 
@@ -191,12 +225,15 @@ def test_goodness_and_scoring_follow_the_profile(small_data):
         score_tool(g["Weather.SunnyAPI"], {})
 
 
-@pytest.mark.parametrize("template, values, text, used", [
-    ("Weather in {place}.", {"place": "Lima"}, "Weather in Lima.", {"place": "Lima"}),
-    ("Quotes for {symbols} on {tool}.", {"symbols": ["A", "B"]}, "Quotes for A, B on ....", {"symbols": ["A", "B"]}),
-    ("Remote {job} jobs{remote=true}.", {"job": "nurse"}, "Remote nurse jobs.", {"job": "nurse", "remote": True}),
-    ("Filter {f}.", {"f": {"color": "black"}}, 'Filter color="black".', {"f": {"color": "black"}}),
-])
+@pytest.mark.parametrize(
+    "template, values, text, used",
+    [
+        ("Weather in {place}.", {"place": "Lima"}, "Weather in Lima.", {"place": "Lima"}),
+        ("Quotes for {symbols} on {tool}.", {"symbols": ["A", "B"]}, "Quotes for A, B on ....", {"symbols": ["A", "B"]}),
+        ("Remote {job} jobs{remote=true}.", {"job": "nurse"}, "Remote nurse jobs.", {"job": "nurse", "remote": True}),
+        ("Filter {f}.", {"f": {"color": "black"}}, 'Filter color="black".', {"f": {"color": "black"}}),
+    ],
+)
 def test_render_template(template, values, text, used):
     assert render_template(template, values, "...") == (text, used)
 
@@ -253,12 +290,15 @@ def test_narrowed_twins_take_one_optional_parameter_as_required_under_a_name_tha
         with_narrowed_apis(shipped, -0.1)
 
 
-@pytest.mark.parametrize("name, label, expected", [
-    ("GetNews", "topic", "GetNewsByTopic"),
-    ("giveaways", "platform", "giveawaysByPlatform"),
-    ("keywords/volume", "country", "keywords/volume by country"),
-    ("Hourly Forecast", "start date", "Hourly Forecast by start date"),
-    ("v2", "big city", "v2ByBigCity"),
-])
+@pytest.mark.parametrize(
+    "name, label, expected",
+    [
+        ("GetNews", "topic", "GetNewsByTopic"),
+        ("giveaways", "platform", "giveawaysByPlatform"),
+        ("keywords/volume", "country", "keywords/volume by country"),
+        ("Hourly Forecast", "start date", "Hourly Forecast by start date"),
+        ("v2", "big city", "v2ByBigCity"),
+    ],
+)
 def test_narrowed_name_table(name, label, expected):
     assert narrowed_name(name, label) == expected

@@ -157,14 +157,17 @@ def test_a_gzip_bomb_is_refused_before_it_fills_the_memory(tmp_path, monkeypatch
             max_unzipped_bytes({"PETOOL_MAX_UNZIPPED_MB": bad})
 
 
-@pytest.mark.parametrize("command", [
-    ["eval", "--data", "{bomb}", "--model", "baseline:rules", "--out", "{tmp}/run", "--no-progress"],
-    ["score", "--data", "{bomb}", "--responses", "{tmp}/responses.json"],
-    ["score", "--data", "{data}", "--responses", "{bomb}"],
-    ["convert", "{bomb}", "--to", "release", "--out", "{tmp}/rel"],
-    ["convert", "{bomb_jsonl}", "--to", "lf-dpo", "--out", "{tmp}/dpo"],
-    ["stats", "{bomb}", "--no-real"],
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["eval", "--data", "{bomb}", "--model", "baseline:rules", "--out", "{tmp}/run", "--no-progress"],
+        ["score", "--data", "{bomb}", "--responses", "{tmp}/responses.json"],
+        ["score", "--data", "{data}", "--responses", "{bomb}"],
+        ["convert", "{bomb}", "--to", "release", "--out", "{tmp}/rel"],
+        ["convert", "{bomb_jsonl}", "--to", "lf-dpo", "--out", "{tmp}/dpo"],
+        ["stats", "{bomb}", "--no-real"],
+    ],
+)
 def test_every_cli_reader_refuses_a_gzip_bomb(tmp_path, capsys, monkeypatch, command):
     monkeypatch.setenv("PETOOL_MAX_UNZIPPED_MB", "4")
     bomb = _gzip_bomb(tmp_path / "bomb.json.gz", inflated_mib=32)
@@ -326,7 +329,15 @@ def test_a_reader_that_left_ends_the_command_quietly(tmp_path):
     for extra in ([], ["--json"]):
         read_end, write_end = os.pipe()
         os.close(read_end)
-        proc = subprocess.run([sys.executable, "-m", "petool", "score", "--data", data, "--responses", responses, *extra],
-                              stdout=write_end, stderr=subprocess.PIPE, text=True, env=env, cwd=root, timeout=120, check=False)
+        proc = subprocess.run(
+            [sys.executable, "-m", "petool", "score", "--data", data, "--responses", responses, *extra],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            cwd=root,
+            timeout=120,
+            check=False,
+        )
         os.close(write_end)
         assert proc.stderr == "" and proc.returncode == 141  # as a shell shows a command ended by SIGPIPE

@@ -13,9 +13,17 @@ def preds():
     rows = []
     for model, ok in (("base", [True, False, False, False]), ("tuned", [True, True, True, False])):
         for i, setting in enumerate(["p", "r", "c", "none"]):
-            rows.append({"model": model, "setting": setting, "tool_ok": ok[i], "params_ok": True,
-                         "error": "ok" if ok[i] else "tool:preference_mismatch", "category": "Weather" if i % 2 else "Music",
-                         "history_length": 10 * i})
+            rows.append(
+                {
+                    "model": model,
+                    "setting": setting,
+                    "tool_ok": ok[i],
+                    "params_ok": True,
+                    "error": "ok" if ok[i] else "tool:preference_mismatch",
+                    "category": "Weather" if i % 2 else "Music",
+                    "history_length": 10 * i,
+                }
+            )
     return rows
 
 
@@ -57,8 +65,12 @@ def test_win_rate_counts_ties_half():
 
 def test_verdicts_count_by_model_not_by_side():
     """Blind mode shuffles the sides: the same preference shown as A or as B counts the same."""
-    shown = [{"model_a": "base", "model_b": "tuned", "verdict": "B"}, {"model_a": "tuned", "model_b": "base", "verdict": "A"},
-             {"model_a": "tuned", "model_b": "base", "verdict": "both_bad"}, {"model_a": "base", "model_b": "tuned", "verdict": "tie"}]
+    shown = [
+        {"model_a": "base", "model_b": "tuned", "verdict": "B"},
+        {"model_a": "tuned", "model_b": "base", "verdict": "A"},
+        {"model_a": "tuned", "model_b": "base", "verdict": "both_bad"},
+        {"model_a": "base", "model_b": "tuned", "verdict": "tie"},
+    ]
     counts = d.verdicts_by_model(shown)
     assert counts["tuned"] == {"preferred": 2, "both bad": 1, "tie": 1}
     assert counts["base"] == {"not preferred": 2, "both bad": 1, "tie": 1}
@@ -85,11 +97,16 @@ def test_empty_figures_say_so():
 
 
 def test_training_figure_has_a_panel_per_stage_and_dpo_reward_accuracy():
-    logs = {"sft": [{"step": 1, "loss": 1.0}, {"step": 2, "loss": 0.5}],
-            "dpo": [{"step": 1, "loss": 0.69, "rewards/accuracies": 0.5}, {"step": 2, "loss": 0.6, "rewards/accuracies": 0.75}]}
+    logs = {
+        "sft": [{"step": 1, "loss": 1.0}, {"step": 2, "loss": 0.5}],
+        "dpo": [{"step": 1, "loss": 0.69, "rewards/accuracies": 0.5}, {"step": 2, "loss": 0.6, "rewards/accuracies": 0.75}],
+    }
     fig = d.training_figure(logs, "t")
     assert [(t.name, list(t.y)) for t in fig.data] == [
-        ("sft loss", [1.0, 0.5]), ("dpo loss", [0.69, 0.6]), ("dpo rewards/accuracies", [0.5, 0.75])]
+        ("sft loss", [1.0, 0.5]),
+        ("dpo loss", [0.69, 0.6]),
+        ("dpo rewards/accuracies", [0.5, 0.75]),
+    ]
     assert [a.text for a in fig.layout.annotations] == ["SFT", "DPO"]
     # a stage that logged no loss has no panel; none at all says so
     no_sft_loss = d.training_figure({"sft": [{"step": 1, "learning_rate": 1e-4}], "dpo": logs["dpo"]})

@@ -25,7 +25,7 @@ def relative_links(text: str) -> list[str]:
 
 
 def test_the_link_finder_sees_links_and_images_but_not_web_addresses():
-    text = "See [cli](docs/cli.md#eval), ![shot](docs/img/app.png \"the app\"), [web](https://x.org) and [top](#layout)."
+    text = 'See [cli](docs/cli.md#eval), ![shot](docs/img/app.png "the app"), [web](https://x.org) and [top](#layout).'
     assert relative_links(text) == ["docs/cli.md#eval", "docs/img/app.png"]
 
 
@@ -41,8 +41,18 @@ def test_every_relative_link_points_to_an_existing_file(doc):
 
 def test_the_docs_folder_holds_the_pages_the_readme_promises():
     names = {p.name for p in DOCS}
-    for page in ("cli.md", "formats.md", "app.md", "training.md", "decoding.md", "performance.md",
-                 "experiments.md", "contributing.md", "petoolbench.md", "measuring.md"):
+    for page in (
+        "cli.md",
+        "formats.md",
+        "app.md",
+        "training.md",
+        "decoding.md",
+        "performance.md",
+        "experiments.md",
+        "contributing.md",
+        "petoolbench.md",
+        "measuring.md",
+    ):
         assert page in names
 
 
@@ -83,7 +93,7 @@ def test_the_env_var_table_names_every_variable_the_app_reads():
 def test_the_readme_layout_names_every_module():
     """The README's layout tree lists every module of petool/ and petool/ui/, and nothing gone."""
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    tree = text[text.index("## Layout"):]
+    tree = text[text.index("## Layout") :]
     listed = set(re.findall(r"^\s+(\w+\.py)\s", tree, flags=re.M))
     present = {p.name for folder in ("petool", "petool/ui") for p in (ROOT / folder).glob("*.py")}
     assert present - listed == set(), "modules missing from README's layout"

@@ -84,8 +84,11 @@ def test_a_prediction_line_reads_back_to_the_same_line(tmp_path):
 
     entry = weather_entry()
     chosen = Generation(GOOD, 0.123456, 100, 20, tool_scores={WEATHER_A: -0.5}, tool_bias={WEATHER_A: 0.0})
-    rows = [record_for(entry, "p", "m", chosen, "robust"), record_for(entry, "r", "m", Generation("no idea"), "robust"),
-            record_for(entry, "c", "m", None, "robust", "RuntimeError: boom")]
+    rows = [
+        record_for(entry, "p", "m", chosen, "robust"),
+        record_for(entry, "r", "m", Generation("no idea"), "robust"),
+        record_for(entry, "c", "m", None, "robust", "RuntimeError: boom"),
+    ]
     assert rows[0].to_json()["tool_choice"] == {"scores": {WEATHER_A: -0.5}, "bias": {WEATHER_A: 0.0}}
     assert "tool_choice" not in rows[1].to_json() and rows[0].latency_s == 0.1235
     for row in rows:

@@ -34,8 +34,9 @@ def app(tmp_path_factory):
     from petool.ui import build_demo
 
     folder = tmp_path_factory.mktemp("files")
-    config = AppConfig(db_path=str(folder / "petool.db"), data_path=None, auth=USERS, demo=True, admins=["ann"],
-                       max_upload_mb=1, max_uploads_total_mb=2)
+    config = AppConfig(
+        db_path=str(folder / "petool.db"), data_path=None, auth=USERS, demo=True, admins=["ann"], max_upload_mb=1, max_uploads_total_mb=2
+    )
     demo = build_demo(config, predictor_factory=FakePredictor)
     services = demo.petool_services
     for e in services.generated()[:3]:  # labels, so that there are pairs to export
@@ -123,8 +124,9 @@ def test_exports_and_snapshots_reach_only_their_requester(app):
 def test_an_anonymous_upload_is_refused_and_nothing_is_kept(app):
     demo, url = app
     kept = set(demo.upload_file_set)
-    response = httpx.post(f"{url}{UPLOAD_ROUTE.lstrip('/')}", timeout=30,
-                          files={"files": ("predictions.jsonl", b'{"entry_id": 1, "setting": "p"}\n')})
+    response = httpx.post(
+        f"{url}{UPLOAD_ROUTE.lstrip('/')}", timeout=30, files={"files": ("predictions.jsonl", b'{"entry_id": 1, "setting": "p"}\n')}
+    )
     assert response.status_code == 403 and "Log in" in response.text
     assert demo.upload_file_set == kept
 
@@ -178,7 +180,9 @@ def test_upload_and_import_in_the_browser(app, tmp_path):
     (run / "config.json").write_text(json.dumps({"run_id": "browser-run", "model": "fake"}))
     files = [str(run / "predictions.jsonl"), str(run / "config.json")]
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        browser = p.chromium.launch(
+            executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+        )
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.set_default_timeout(30_000)

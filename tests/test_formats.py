@@ -7,7 +7,7 @@ import pytest
 
 from petool import formats
 from petool.prompts import render_system_prompt
-from petool.schema import PreferenceExample, SFTExample
+from petool.schema import PreferenceExample
 from tests.fixtures.entries import ENTRIES, empty_history_entry, weather_entry
 
 
@@ -24,7 +24,7 @@ def test_combined_round_trip(tmp_path, suffix):
     path = formats.write_combined(entries, tmp_path / f"data{suffix}")
     result = formats.load_entries(path, strict=True)
     assert result.kind == "combined" and result.problems == []
-    for a, b in zip(entries, result.entries):
+    for a, b in zip(entries, result.entries, strict=False):
         _same(a, b)
     assert result.entries[0].cluster == []  # the cluster is not in the prompt; only apis_same_func carries it
 
@@ -44,9 +44,11 @@ def test_release_files_layout_and_read_back(tmp_path):
     folder = formats.load_entries(tmp_path)
     # one entry per id, its settings joined from the four files (not one entry per file)
     assert [e.entry_id for e in folder.entries] == [7, "e-2"] and folder.problems == []
-    for got, want in zip(folder.entries, entries):
+    for got, want in zip(folder.entries, entries, strict=False):
         assert got.settings == ["p", "r", "c", "none"]
-        assert {s: [t.to_json() for t in h] for s, h in got.histories.items()} == {s: [t.to_json() for t in h] for s, h in want.histories.items()}
+        assert {s: [t.to_json() for t in h] for s, h in got.histories.items()} == {
+            s: [t.to_json() for t in h] for s, h in want.histories.items()
+        }
 
 
 def test_entries_that_disagree_under_one_id_stay_apart():

@@ -31,13 +31,21 @@ def test_the_table_has_every_part_and_gap_per_setting_and_uses_petools_runs(tmp_
     text = gen.tables(results, ["p", "r"], notes)
     blocks = text.split("setting ")[1:]
     assert [b.split("\n", 1)[0] for b in blocks] == ["p", "r"]
-    for s, b in zip(["p", "r"], blocks):
-        rows = [[c.strip() for c in line.strip("|").split("|")] for line in b.splitlines() if line.startswith("| ") and not line.startswith("| part")]
+    for s, b in zip(["p", "r"], blocks, strict=False):
+        rows = [
+            [c.strip() for c in line.strip("|").split("|")]
+            for line in b.splitlines()
+            if line.startswith("| ") and not line.startswith("| part")
+        ]
         assert [r[0] for r in rows] == ["seen", "validation", "held-out", "dev", "gap seen - held-out", "gap held-out - dev"]
         assert all(len(r) == 4 for r in rows)
-        for r, part in zip(rows, ["seen", "validation", "held-out", "dev"]):
-            assert (int(r[1]), float(r[2]), float(r[3])) == (results[part][s][0], round(results[part][s][1], 1), round(results[part][s][2], 1))
-        for r, (a, z) in zip(rows[4:], [("seen", "held-out"), ("held-out", "dev")]):
+        for r, part in zip(rows, ["seen", "validation", "held-out", "dev"], strict=False):
+            assert (int(r[1]), float(r[2]), float(r[3])) == (
+                results[part][s][0],
+                round(results[part][s][1], 1),
+                round(results[part][s][2], 1),
+            )
+        for r, (a, z) in zip(rows[4:], [("seen", "held-out"), ("held-out", "dev")], strict=False):
             assert float(r[2]) == round(results[a][s][1] - results[z][s][1], 1)
             assert float(r[3]) == round(results[a][s][2] - results[z][s][2], 1)
 

@@ -37,7 +37,9 @@ def test_progress_and_final_losses_come_from_the_dpo_stage_folder(tmp_path):
     stage.mkdir()
     (stage / "progress.json").write_text(json.dumps({"step": 2, "max_steps": 4, "latest": {"loss": 0.5}}), encoding="utf-8")
     assert jobs.read_progress(tmp_path)["step"] == 2
-    (stage / "log_history.json").write_text(json.dumps([{"step": 1, "loss": 0.7}, {"step": 2, "train_runtime": 1.0}, {"step": 2, "loss": 0.5}]), encoding="utf-8")
+    (stage / "log_history.json").write_text(
+        json.dumps([{"step": 1, "loss": 0.7}, {"step": 2, "train_runtime": 1.0}, {"step": 2, "loss": 0.5}]), encoding="utf-8"
+    )
     assert jobs.final_losses(tmp_path) == [[1, 0.7], [2, 0.5]]
     (stage / "progress.json").write_text("{half a file", encoding="utf-8")
     assert jobs.read_progress(tmp_path) == {}

@@ -74,7 +74,10 @@ def test_missing_default_adapter_is_clear(no_env, tiny_llama_dir, monkeypatch, t
         load_predictor(tiny_llama_dir, adapter="default")
 
 
-@pytest.mark.parametrize("kwargs, message", [({"mode": "fast"}, "unknown mode"), ({"style": "fancy"}, "unknown prompt style"), ({"max_new_tokens": 0}, "max_new_tokens")])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [({"mode": "fast"}, "unknown mode"), ({"style": "fancy"}, "unknown prompt style"), ({"max_new_tokens": 0}, "max_new_tokens")],
+)
 def test_bad_options_raise_value_error(tiny_llama_dir, kwargs, message):
     with pytest.raises(ValueError, match=message):
         load_predictor(tiny_llama_dir, **kwargs)
@@ -173,8 +176,13 @@ def test_the_users_earlier_call_for_the_same_instruction_sets_the_parameters(tin
     query = "Images of 'Word Cup' in Brazil, from the second result, 15 of them"
     echo = {"q": "Word Cup", "start": "1", "num": 15, "gl": "br"}
     turns = [Turn("Top headlines", ToolCall("<News>.<Hub>.<top>", {}), 1), Turn(query, ToolCall(rejected.name, echo), 0)]
-    entry = Entry(entry_id=1, query=query, candidates=[rejected, copy], ground_truth=ToolCall(copy.name, echo),
-                  histories={"p": turns[:1], "r": turns, "c": turns[::-1]})
+    entry = Entry(
+        entry_id=1,
+        query=query,
+        candidates=[rejected, copy],
+        ground_truth=ToolCall(copy.name, echo),
+        histories={"p": turns[:1], "r": turns, "c": turns[::-1]},
+    )
     predictor = load_predictor(tiny_llama_dir, rank_prior_weight=1e4)  # the ranking's first: the copy not turned away
     call = json.loads(predictor.generate(entry, "r").text)
     assert call == {"tool_name": copy.name, "parameters": echo}, call

@@ -31,9 +31,22 @@ def t(call):
 
 
 def lab(verdict, call_a=A, call_b=B, gold=None, **kw):
-    row = {"id": kw.pop("id", 1), "annotator": "ann", "created": "2025-01-01T00:00:00+00:00", "entry_key": "e",
-           "setting": "p", "prompt": "SYS", "query": "Q", "call_a": call_a, "call_b": call_b, "raw_a": "",
-           "raw_b": "", "verdict": verdict, "gold_call": gold, "entry": {"ground_truth": G}}
+    row = {
+        "id": kw.pop("id", 1),
+        "annotator": "ann",
+        "created": "2025-01-01T00:00:00+00:00",
+        "entry_key": "e",
+        "setting": "p",
+        "prompt": "SYS",
+        "query": "Q",
+        "call_a": call_a,
+        "call_b": call_b,
+        "raw_a": "",
+        "raw_b": "",
+        "verdict": verdict,
+        "gold_call": gold,
+        "entry": {"ground_truth": G},
+    }
     row.update(kw)
     return row
 
@@ -64,27 +77,38 @@ def test_every_label_has_a_status_and_the_accounting_adds_up():
     """Each label either yields pairs or has exactly the reason the pair builder stopped it for."""
     c = {"tool_name": "<W>.<C>.<f>", "parameters": {}}
     rows = [
-        lab("A", id=1),                                            # replaced by #2 (same calls, same annotator)
-        lab("B", id=2, created="2025-01-02T00:00:00+00:00"),       # pair B over A
-        lab("tie", id=3, call_b=c),                                # tie
-        lab("A", id=4, call_b=A, entry_key="e2"),                  # identical calls
-        lab("both_bad", id=5, entry={}, entry_key="e3"),          # both bad, gold unknown
+        lab("A", id=1),  # replaced by #2 (same calls, same annotator)
+        lab("B", id=2, created="2025-01-02T00:00:00+00:00"),  # pair B over A
+        lab("tie", id=3, call_b=c),  # tie
+        lab("A", id=4, call_b=A, entry_key="e2"),  # identical calls
+        lab("both_bad", id=5, entry={}, entry_key="e3"),  # both bad, gold unknown
         lab("A", id=6, entry={"extra": {"split": "test"}}, entry_key="e4"),  # test data
-        lab("A", id=7, annotator="bob", call_a=B, call_b=A),      # same pair as #2, by another annotator
-        lab("B", id=8, annotator="cat", call_a=c, call_b=G),      # G over C
-        lab("A", id=9, annotator="dan", call_a=c, call_b=G),      # C over G: contradicts #8
+        lab("A", id=7, annotator="bob", call_a=B, call_b=A),  # same pair as #2, by another annotator
+        lab("B", id=8, annotator="cat", call_a=c, call_b=G),  # G over C
+        lab("A", id=9, annotator="dan", call_a=c, call_b=G),  # C over G: contradicts #8
         lab("B", id=10, call_b=None, raw_b="oops", entry_key="e5"),  # unparsed winner
         lab("A", id=11, entry_key="e6", withdrawn={"replaced_by": None}),  # undone
         lab("B", id=12, entry_key="e7", query="Q7", withdrawn={"replaced_by": 13}),  # edited
-        lab("A", id=13, entry_key="e7", query="Q7"),               # the edit: a pair
+        lab("A", id=13, entry_key="e7", query="Q7"),  # the edit: a pair
     ]
     pairs, status = explain_labels(rows)
     assert pairs == pairs_from_labels(rows)
     got = {i: (st.reason, st.other) for i, st in status.items()}
-    assert got == {1: ("replaced", 2), 2: (None, None), 3: ("tie", None), 4: ("identical", None),
-                   5: ("both_bad_no_gold", None), 6: ("test", None), 7: ("duplicate", 2), 8: ("conflict", 9),
-                   9: ("conflict", 8), 10: ("unparsed_winner", None), 11: ("undone", None), 12: ("edited", 13),
-                   13: (None, None)}
+    assert got == {
+        1: ("replaced", 2),
+        2: (None, None),
+        3: ("tie", None),
+        4: ("identical", None),
+        5: ("both_bad_no_gold", None),
+        6: ("test", None),
+        7: ("duplicate", 2),
+        8: ("conflict", 9),
+        9: ("conflict", 8),
+        10: ("unparsed_winner", None),
+        11: ("undone", None),
+        12: ("edited", 13),
+        13: (None, None),
+    }
     assert sorted(int(p.source.split(":")[1]) for p in pairs) == [2, 13]
     counts = pair_accounting(status)
     assert counts["labels"] == len(rows) == counts["with_pairs"] + sum(counts["reasons"].values())

@@ -1,7 +1,8 @@
 """Parsing: the authors' regex with its quirks, the robust mode, and failures as values."""
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from petool.parsing import parse_call
 from petool.schema import ToolCall
@@ -13,16 +14,41 @@ CASES = [
     ("plain one line", f'{{"tool_name": "{A}", "parameters": {{"city": "Rome"}}}}', {"city": "Rome"}, {"city": "Rome"}),
     ("prose around it", f'Sure! {{"tool_name": "{A}", "parameters": {{}}}} done', {}, {}),
     ("code fence", f'```json\n{{"tool_name": "{A}", "parameters": {{"days": 3}}}}\n```', {"days": 3}, {"days": 3}),
-    ("pretty printed: paper is single-line only", f'{{\n  "tool_name": "{A}",\n  "parameters": {{"days": 3}}\n}}', "format:no_call", {"days": 3}),
-    ("one nested level still matches", f'{{"tool_name": "{A}", "parameters": {{"o": {{"u": 1}}, "k": 2}}}}', {"o": {"u": 1}, "k": 2}, {"o": {"u": 1}, "k": 2}),
-    ("nested object at the end: lazy braces cut the paper match", f'{{"tool_name": "{A}", "parameters": {{"o": {{"u": {{"v": 1}}}}}}}}', "format:bad_json", {"o": {"u": {"v": 1}}}),
-    ("parameters as a JSON string", f'{{"tool_name": "{A}", "parameters": "{{\\"city\\": \\"Rome\\"}}"}}', "format:no_call", {"city": "Rome"}),
+    (
+        "pretty printed: paper is single-line only",
+        f'{{\n  "tool_name": "{A}",\n  "parameters": {{"days": 3}}\n}}',
+        "format:no_call",
+        {"days": 3},
+    ),
+    (
+        "one nested level still matches",
+        f'{{"tool_name": "{A}", "parameters": {{"o": {{"u": 1}}, "k": 2}}}}',
+        {"o": {"u": 1}, "k": 2},
+        {"o": {"u": 1}, "k": 2},
+    ),
+    (
+        "nested object at the end: lazy braces cut the paper match",
+        f'{{"tool_name": "{A}", "parameters": {{"o": {{"u": {{"v": 1}}}}}}}}',
+        "format:bad_json",
+        {"o": {"u": {"v": 1}}},
+    ),
+    (
+        "parameters as a JSON string",
+        f'{{"tool_name": "{A}", "parameters": "{{\\"city\\": \\"Rome\\"}}"}}',
+        "format:no_call",
+        {"city": "Rome"},
+    ),
     ("python code instead of a call", "import requests\nrequests.get('http://x')", "format:no_call", "format:no_call"),
     ("truncated json", f'{{"tool_name": "{A}", "parameters": {{"city": "Ro', "format:no_call", "format:bad_json"),
     ("empty", "   ", "format:empty", "format:empty"),
     ("tool_name not a string", '{"tool_name": 5, "parameters": {}}', "format:no_call", "format:bad_shape"),
     ("parameters missing", f'{{"tool_name": "{A}"}}', "format:no_call", "format:bad_shape"),
-    ("first of two calls wins", f'{{"tool_name": "{A}", "parameters": {{"a": 1}}}} {{"tool_name": "x", "parameters": {{}}}}', "format:bad_json", {"a": 1}),
+    (
+        "first of two calls wins",
+        f'{{"tool_name": "{A}", "parameters": {{"a": 1}}}} {{"tool_name": "x", "parameters": {{}}}}',
+        "format:bad_json",
+        {"a": 1},
+    ),
 ]
 
 

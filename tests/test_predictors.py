@@ -10,14 +10,17 @@ from petool.remote import OpenAIPredictor
 from tests.fixtures.entries import weather_entry
 
 
-@pytest.mark.parametrize("text, kind, target", [
-    ("baseline:rules", "baseline", "rules"),
-    ("evidence", "baseline", "evidence"),  # a bare rule name, as `petool eval --model` accepts
-    ("openai:gpt-4o-mini", "openai", "gpt-4o-mini"),
-    ("default", "local", "default"),
-    ("HuggingFaceTB/SmolLM2-135M-Instruct", "local", "HuggingFaceTB/SmolLM2-135M-Instruct"),
-    ("./my-model", "local", "./my-model"),
-])
+@pytest.mark.parametrize(
+    "text, kind, target",
+    [
+        ("baseline:rules", "baseline", "rules"),
+        ("evidence", "baseline", "evidence"),  # a bare rule name, as `petool eval --model` accepts
+        ("openai:gpt-4o-mini", "openai", "gpt-4o-mini"),
+        ("default", "local", "default"),
+        ("HuggingFaceTB/SmolLM2-135M-Instruct", "local", "HuggingFaceTB/SmolLM2-135M-Instruct"),
+        ("./my-model", "local", "./my-model"),
+    ],
+)
 def test_a_spec_says_what_it_names(text, kind, target):
     spec = ModelSpec.parse(text)
     assert (spec.kind, spec.target, spec.text) == (kind, target, text)

@@ -55,7 +55,9 @@ def test_split_recovers_history_and_candidates(setting):
     assert candidates == [t.to_json() for t in entry.candidates]
 
 
-@pytest.mark.parametrize("text, message", [("hello", "neither"), ("\nYour task is to use a tool that meets real-time user instructions.\n", "lacks")])
+@pytest.mark.parametrize(
+    "text, message", [("hello", "neither"), ("\nYour task is to use a tool that meets real-time user instructions.\n", "lacks")]
+)
 def test_split_rejects_other_text(text, message):
     with pytest.raises(ValueError, match=message):
         split_paper_prompt(text)
@@ -77,7 +79,7 @@ def test_every_real_dev_prompt_is_rebuilt_byte_for_byte():
     assert len(result.entries) == len(raw) == 450
     same = sum(
         render_system_prompt(entry, s) == item[INSTRUCTION_FIELDS[s]]
-        for entry, item in zip(result.entries, raw)
+        for entry, item in zip(result.entries, raw, strict=False)
         for s in ("p", "r", "c")
     )
     assert same == 1350

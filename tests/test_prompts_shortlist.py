@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from petool.ranking import rank_tools
 from petool.prompts import SHORTLIST_SIZE, STYLES, prompt_candidates, render_system_prompt, shortlist_prompt
+from petool.ranking import rank_tools
 from petool.schema import Parameter, Tool
 from tests.fixtures.entries import WEATHER_A, WEATHER_B, empty_history_entry, weather_entry
 

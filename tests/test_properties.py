@@ -37,7 +37,9 @@ model_text = st.one_of(
     st.text(max_size=300),
     st.binary(max_size=200).map(lambda b: b.decode("utf-8", "replace")),
     call_like.map(lambda d: json.dumps(d)),
-    st.tuples(st.text(max_size=40), call_like, st.text(max_size=40)).map(lambda t: f"{t[0]}```json\n{json.dumps(t[1], indent=1)}\n```{t[2]}"),
+    st.tuples(st.text(max_size=40), call_like, st.text(max_size=40)).map(
+        lambda t: f"{t[0]}```json\n{json.dumps(t[1], indent=1)}\n```{t[2]}"
+    ),
     call_like.map(lambda d: json.dumps(d)[: max(1, len(json.dumps(d)) // 2)]),  # truncated output
 )
 
@@ -57,8 +59,11 @@ def test_parse_call_never_raises_and_is_consistent(text, mode):
 
 
 @FAST
-@given(call=call_like.filter(lambda d: isinstance(d.get("tool_name"), str) and isinstance(d.get("parameters"), dict)),
-       before=st.text(max_size=30).filter(lambda t: "{" not in t), after=st.text(max_size=30))
+@given(
+    call=call_like.filter(lambda d: isinstance(d.get("tool_name"), str) and isinstance(d.get("parameters"), dict)),
+    before=st.text(max_size=30).filter(lambda t: "{" not in t),
+    after=st.text(max_size=30),
+)
 def test_robust_parse_finds_a_valid_call_anywhere(call, before, after):
     parsed = parse_call(before + json.dumps(call) + after)
     assert parsed.ok and parsed.call == ToolCall(call["tool_name"], call["parameters"])
@@ -66,8 +71,18 @@ def test_robust_parse_finds_a_valid_call_anywhere(call, before, after):
 
 # ---------------------------------------------------------------- data files
 
-ENTRY_KEYS = ["query", "api_call_ground_truth", "apis_candidate", "instruction_p", "history_length", "apis_same_func",
-              "tool_comb", "api_ground_truth", "entry_id", "func"]
+ENTRY_KEYS = [
+    "query",
+    "api_call_ground_truth",
+    "apis_candidate",
+    "instruction_p",
+    "history_length",
+    "apis_same_func",
+    "tool_comb",
+    "api_ground_truth",
+    "entry_id",
+    "func",
+]
 
 
 @FAST
@@ -83,9 +98,13 @@ def test_entry_from_json_fails_only_with_a_reported_error(value):
 
 
 @FAST
-@given(data=st.one_of(st.binary(max_size=300), json_values.map(lambda v: json.dumps(v).encode()),
-                      st.lists(st.dictionaries(st.sampled_from(ENTRY_KEYS), json_values, max_size=6), max_size=3)
-                      .map(lambda v: json.dumps(v).encode())))
+@given(
+    data=st.one_of(
+        st.binary(max_size=300),
+        json_values.map(lambda v: json.dumps(v).encode()),
+        st.lists(st.dictionaries(st.sampled_from(ENTRY_KEYS), json_values, max_size=6), max_size=3).map(lambda v: json.dumps(v).encode()),
+    )
+)
 def test_load_entries_reads_any_bytes_or_says_why_not(data):
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "upload.json"
@@ -124,16 +143,32 @@ texts = st.text(max_size=120) | st.text(min_size=4_990, max_size=5_010, alphabet
 
 
 @SLOWER
-@given(annotator=st.one_of(st.text(max_size=110), st.none(), st.integers()), setting=st.sampled_from([*LABEL_SETTINGS, "x", ""]),
-       verdict=st.sampled_from([*VERDICTS, "a", "", "B "]), comment=texts,
-       tags=st.lists(st.text(max_size=110), max_size=22), raw=st.one_of(st.text(max_size=200), st.integers()))
+@given(
+    annotator=st.one_of(st.text(max_size=110), st.none(), st.integers()),
+    setting=st.sampled_from([*LABEL_SETTINGS, "x", ""]),
+    verdict=st.sampled_from([*VERDICTS, "a", "", "B "]),
+    comment=texts,
+    tags=st.lists(st.text(max_size=110), max_size=22),
+    raw=st.one_of(st.text(max_size=200), st.integers()),
+)
 def test_add_label_stores_one_whole_row_or_nothing(store, annotator, setting, verdict, comment, tags, raw):
     before = store.stats()["labels"]
     entry = make_entry()
     try:
-        label_id = store.add_label(annotator=annotator, entry=entry, setting=setting, prompt="SYS", model_a="a", model_b="b",
-                                   call_a=ToolCall(TOOL, {"city": "x"}), call_b=None, verdict=verdict, raw_a=raw,
-                                   tags=tags, comment=comment)
+        label_id = store.add_label(
+            annotator=annotator,
+            entry=entry,
+            setting=setting,
+            prompt="SYS",
+            model_a="a",
+            model_b="b",
+            call_a=ToolCall(TOOL, {"city": "x"}),
+            call_b=None,
+            verdict=verdict,
+            raw_a=raw,
+            tags=tags,
+            comment=comment,
+        )
     except ValueError as exc:
         assert str(exc) and store.stats()["labels"] == before
         return
@@ -141,7 +176,10 @@ def test_add_label_stores_one_whole_row_or_nothing(store, annotator, setting, ve
     row = store.labels()[-1]
     assert row["id"] == label_id and row["annotator"] == annotator.strip() and row["verdict"] == verdict
     assert (row["setting"], row["comment"], row["tags"], row["raw_a"]) == (setting, comment, tags, raw)
-    assert row["entry"] == json.loads(json.dumps(entry_to_dict(entry))) and row["call_a"] == {"tool_name": TOOL, "parameters": {"city": "x"}}
+    assert row["entry"] == json.loads(json.dumps(entry_to_dict(entry))) and row["call_a"] == {
+        "tool_name": TOOL,
+        "parameters": {"city": "x"},
+    }
 
 
 @pytest.fixture(scope="module")
@@ -151,17 +189,23 @@ def comparison():
     from tests.app_fakes import FakePredictor
 
     with tempfile.TemporaryDirectory() as tmp:
-        services = Services(AppConfig(db_path=str(Path(tmp) / "c.db"), data_path=None), predictor_factory=FakePredictor,
-                            generated=_build_generated(n=2, seed=3))
+        services = Services(
+            AppConfig(db_path=str(Path(tmp) / "c.db"), data_path=None),
+            predictor_factory=FakePredictor,
+            generated=_build_generated(n=2, seed=3),
+        )
         result = compare.run_compare(services, entry_to_dict(services.generated()[0]), "p", BASE, TUNED)
         yield services, result
         services.store.close()
 
 
 @SLOWER
-@given(gold=st.one_of(st.just(""), st.text(max_size=80), call_like.map(json.dumps)),
-       tags=st.lists(st.sampled_from([*compare.TAGS, "<b>x</b>"]), max_size=3, unique=True),
-       comment=st.text(max_size=60), annotator=st.text(max_size=30))
+@given(
+    gold=st.one_of(st.just(""), st.text(max_size=80), call_like.map(json.dumps)),
+    tags=st.lists(st.sampled_from([*compare.TAGS, "<b>x</b>"]), max_size=3, unique=True),
+    comment=st.text(max_size=60),
+    annotator=st.text(max_size=30),
+)
 def test_submit_label_saves_or_explains(comparison, gold, tags, comment, annotator):
     services, result = comparison
     before = services.store.stats()["labels"]

@@ -24,7 +24,7 @@ def test_words_split_case_and_drop_stop_words():
     "query, expected",
     [
         ("Search 'Laptop' on page 3, sorted by 'price_asc'.", ["laptop", "price_asc", "3"]),
-        ('Reviews for product ID 12345 with 20 items per page', ["12345", "20"]),
+        ("Reviews for product ID 12345 with 20 items per page", ["12345", "20"]),
         ("Use the v2 API at 1.5x speed on COVID-19 data", []),  # numbers inside words are not values
         ('Translate "Hello 42" into French', ["hello 42"]),  # a number inside quotes counts once
         ("Get 2.5 kg and -3 degrees", ["2.5", "3"]),
@@ -35,11 +35,18 @@ def test_stated_values(query, expected):
     assert stated_values(query) == expected
 
 
-_SHOP = Tool("<Shop>.<Store>.<reviews>", optional_parameters=[
-    Parameter("sort", default="recent"), Parameter("purpose", default="for-rent"),
-    Parameter("currency", default="USD"), Parameter("lang", default="en"), Parameter("country", default="US"),
-    Parameter("size", "NUMBER", default="10"), Parameter("native", "BOOLEAN", default="false"),
-])
+_SHOP = Tool(
+    "<Shop>.<Store>.<reviews>",
+    optional_parameters=[
+        Parameter("sort", default="recent"),
+        Parameter("purpose", default="for-rent"),
+        Parameter("currency", default="USD"),
+        Parameter("lang", default="en"),
+        Parameter("country", default="US"),
+        Parameter("size", "NUMBER", default="10"),
+        Parameter("native", "BOOLEAN", default="false"),
+    ],
+)
 
 
 @pytest.mark.parametrize(
@@ -58,11 +65,15 @@ def test_named_values(query, expected):
     assert named == expected and list(named) == [p.name for p in _SHOP.optional_parameters if p.name in expected]
 
 
-_PLACES = Tool("<S>.<Search>.<images>", optional_parameters=[
-    Parameter("gl", description="a two-letter country code", default="US"),
-    Parameter("lr", description="restricts results to a language", default="lang_en"),
-    Parameter("locale", default="en-SG"), Parameter("q", default="news"),
-])
+_PLACES = Tool(
+    "<S>.<Search>.<images>",
+    optional_parameters=[
+        Parameter("gl", description="a two-letter country code", default="US"),
+        Parameter("lr", description="restricts results to a language", default="lang_en"),
+        Parameter("locale", default="en-SG"),
+        Parameter("q", default="news"),
+    ],
+)
 
 
 @pytest.mark.parametrize(
@@ -81,15 +92,19 @@ def test_named_values_take_the_places_the_query_names(query, expected):
     assert named_values(query, _PLACES) == expected
 
 
-_DEFAULTED = Tool("<S>.<Realty>.<search>", required_parameters=[
-    Parameter("locationExternalIDs", "STRING", "The location external IDs", default="5002,6020"),
-    Parameter("uri", "STRING", "Artist or song URI", default="spotify:artist:2w9zwq3A"),
-], optional_parameters=[
-    Parameter("q", "STRING", "Search query", default="New York "),
-    Parameter("lr", "STRING", "Restricts the search to documents written in a particular language", default="lang_en"),
-    Parameter("to", "STRING", "the target format", default="pdf"),
-    Parameter("select", "STRING", "the fields to return", default="id,name"),
-])
+_DEFAULTED = Tool(
+    "<S>.<Realty>.<search>",
+    required_parameters=[
+        Parameter("locationExternalIDs", "STRING", "The location external IDs", default="5002,6020"),
+        Parameter("uri", "STRING", "Artist or song URI", default="spotify:artist:2w9zwq3A"),
+    ],
+    optional_parameters=[
+        Parameter("q", "STRING", "Search query", default="New York "),
+        Parameter("lr", "STRING", "Restricts the search to documents written in a particular language", default="lang_en"),
+        Parameter("to", "STRING", "the target format", default="pdf"),
+        Parameter("select", "STRING", "the fields to return", default="id,name"),
+    ],
+)
 
 
 @pytest.mark.parametrize(
@@ -106,16 +121,25 @@ _DEFAULTED = Tool("<S>.<Realty>.<search>", required_parameters=[
 )
 def test_named_values_name_defaults_written_out_whole(query, expected):
     named = named_values(query, _DEFAULTED)
-    assert named == expected and list(named) == [p.name for p in _DEFAULTED.required_parameters + _DEFAULTED.optional_parameters
-                                                 if p.name in expected]
+    assert named == expected and list(named) == [
+        p.name for p in _DEFAULTED.required_parameters + _DEFAULTED.optional_parameters if p.name in expected
+    ]
 
 
-_NAMED_BY_NAME = Tool("<S>.<Trends>.<list>", required_parameters=[Parameter("stop_id", "STRING", "the stop")], optional_parameters=[
-    Parameter("country_iso", "STRING", "ISO country code"), Parameter("hitsPerPage", "NUMBER", "results per page"),
-    Parameter("details", "BOOLEAN", "include details"), Parameter("p", "NUMBER", "page"),
-    Parameter("writer", "STRING", "the author"), Parameter("fields", "STRING", "fields to return"),
-    Parameter("tags", "ARRAY", "tags"), Parameter("network", "STRING", "the chain"),
-])
+_NAMED_BY_NAME = Tool(
+    "<S>.<Trends>.<list>",
+    required_parameters=[Parameter("stop_id", "STRING", "the stop")],
+    optional_parameters=[
+        Parameter("country_iso", "STRING", "ISO country code"),
+        Parameter("hitsPerPage", "NUMBER", "results per page"),
+        Parameter("details", "BOOLEAN", "include details"),
+        Parameter("p", "NUMBER", "page"),
+        Parameter("writer", "STRING", "the author"),
+        Parameter("fields", "STRING", "fields to return"),
+        Parameter("tags", "ARRAY", "tags"),
+        Parameter("network", "STRING", "the chain"),
+    ],
+)
 
 
 @pytest.mark.parametrize(
@@ -148,8 +172,11 @@ def test_values_after_names_joined_by_by():
     "query, params, expected",
     [
         ("Mail support@acme.io: 'Hi'", [Parameter("address"), Parameter("topic")], {"address": "support@acme.io"}),
-        ("Add jane.doe@example.com as a contact", [Parameter("contact", description="the e-mail of the contact")],
-         {"contact": "jane.doe@example.com"}),
+        (
+            "Add jane.doe@example.com as a contact",
+            [Parameter("contact", description="the e-mail of the contact")],
+            {"contact": "jane.doe@example.com"},
+        ),
         ("Mail a@x.io and b@y.io", [Parameter("address")], {}),  # two addresses name none
         ("Mail a@x.io", [Parameter("email"), Parameter("cc", description="another email")], {}),  # nor two parameters
         ("Mail a@x.io", [Parameter("email_count", "NUMBER")], {}),  # only a text parameter
@@ -161,8 +188,10 @@ def test_named_email(query, params, expected):
 
 
 def test_named_values_add_values_after_names_after_defaults():
-    tool = Tool("<S>.<Shop>.<list>", optional_parameters=[Parameter("sort", default="recent"), Parameter("order"),
-                                                            Parameter("currency", default="USD")])
+    tool = Tool(
+        "<S>.<Shop>.<list>",
+        optional_parameters=[Parameter("sort", default="recent"), Parameter("order"), Parameter("currency", default="USD")],
+    )
     # schema order; a value another finder already named is not named twice
     assert named_values("Sorted by recent, with order desc, using currency recent", tool) == {"sort": "recent", "order": "desc"}
 
@@ -173,21 +202,28 @@ def test_named_places_in_order_of_mention():
     assert named_places("Shipping to Papua New Guinea") == ((), ("PG",))  # the longest name, not also Guinea
 
 
-_PAGED = Tool("<S>.<Shop>.<reviews>", required_parameters=[Parameter("id", "NUMBER", "The product id")], optional_parameters=[
-    Parameter("size", "NUMBER", "The number of items per response for paging purpose", default="10"),
-    Parameter("number", "NUMBER", "The page index for paging purpose", default="1"),
-    Parameter("start", "STRING", "index of the first result", default="0"),
-    Parameter("locations", "STRING", "external IDs separated by comma"),
-    Parameter("rating", "NUMBER", "minimum rating"), Parameter("q", "STRING", "the search query"),
-    Parameter("verbose", "BOOLEAN", "verbose query output"),
-])
+_PAGED = Tool(
+    "<S>.<Shop>.<reviews>",
+    required_parameters=[Parameter("id", "NUMBER", "The product id")],
+    optional_parameters=[
+        Parameter("size", "NUMBER", "The number of items per response for paging purpose", default="10"),
+        Parameter("number", "NUMBER", "The page index for paging purpose", default="1"),
+        Parameter("start", "STRING", "index of the first result", default="0"),
+        Parameter("locations", "STRING", "external IDs separated by comma"),
+        Parameter("rating", "NUMBER", "minimum rating"),
+        Parameter("q", "STRING", "the search query"),
+        Parameter("verbose", "BOOLEAN", "verbose query output"),
+    ],
+)
 
 
 @pytest.mark.parametrize(
     "query, expected",
     [
-        ("Reviews of product ID 12345 with 20 items per response on page 2",  # each number by its neighbours
-         {"id": "12345", "size": "20", "number": "2"}),
+        (
+            "Reviews of product ID 12345 with 20 items per response on page 2",  # each number by its neighbours
+            {"id": "12345", "size": "20", "number": "2"},
+        ),
         ("Results from index 10, page 3", {"start": "10", "number": "3"}),  # a string-typed slot with a numeric default
         ("Locations with external IDs 5002 and 6020", {}),  # a list is left to the model
         ("Reviews from 2023-01-17, rating>3", {}),  # a date, a comparison
@@ -205,8 +241,11 @@ def test_stated_slots_go_to_the_parameter_their_words_name(query, expected):
     assert stated_slots(query, _PAGED) == expected
 
 
-_SEARCH = Tool("<S>.<Neo Search>.<Image Search>", required_parameters=[Parameter("q", "STRING")],
-               optional_parameters=[Parameter("start", "NUMBER"), Parameter("gl", "STRING")])
+_SEARCH = Tool(
+    "<S>.<Neo Search>.<Image Search>",
+    required_parameters=[Parameter("q", "STRING")],
+    optional_parameters=[Parameter("start", "NUMBER"), Parameter("gl", "STRING")],
+)
 _QUERY = "Images of 'Word Cup' in Brazil, from the second result"
 
 

@@ -35,15 +35,29 @@ def test_fit_prefers_tools_that_share_rare_words_with_the_query():
     assert fit_scores("", tools) == {t.name: 0.0 for t in tools}
 
 
-@pytest.mark.parametrize("query, tools, best", [
-    # each shares one query word: "inventory" in A's name, "status" in B's description
-    ("the inventory status", [Tool("<Shop>.<Pets>.<getInventory>", "Returns a map of codes to quantities"),
-                              Tool("<Shop>.<Store>.<listItems>", "Items with their status")], "<Shop>.<Pets>.<getInventory>"),
-    # both share every query word, but only the first names "SRT"
-    ("Get the subtitle in SRT format", [Tool("<Data>.<Subs>.<Get subtitle in SRT format>", "Returns the subtitle of a video"),
-                                        Tool("<Data>.<Subs>.<Get subtitle in JSON format>", "Returns the subtitle as an SRT-like JSON object")],
-     "<Data>.<Subs>.<Get subtitle in SRT format>"),
-])
+@pytest.mark.parametrize(
+    "query, tools, best",
+    [
+        # each shares one query word: "inventory" in A's name, "status" in B's description
+        (
+            "the inventory status",
+            [
+                Tool("<Shop>.<Pets>.<getInventory>", "Returns a map of codes to quantities"),
+                Tool("<Shop>.<Store>.<listItems>", "Items with their status"),
+            ],
+            "<Shop>.<Pets>.<getInventory>",
+        ),
+        # both share every query word, but only the first names "SRT"
+        (
+            "Get the subtitle in SRT format",
+            [
+                Tool("<Data>.<Subs>.<Get subtitle in SRT format>", "Returns the subtitle of a video"),
+                Tool("<Data>.<Subs>.<Get subtitle in JSON format>", "Returns the subtitle as an SRT-like JSON object"),
+            ],
+            "<Data>.<Subs>.<Get subtitle in SRT format>",
+        ),
+    ],
+)
 def test_a_word_in_the_api_name_counts_more_than_one_in_its_description(query, tools, best):
     fit = fit_scores(query, tools)
     assert fit[best] == 1.0 and all(v < 1.0 for name, v in fit.items() if name != best)
@@ -93,10 +107,15 @@ def test_the_rejected_tools_equivalent_ranks_first_even_without_history():
         Turn("WNBA standings", ToolCall(liked.name), 1),
         Turn("WNBA standings again", ToolCall(liked.name), 1),
     ]
-    ranked = [t.name for t, _, _ in rank_tools("I want to check the health status of ... API.", history, [liked, other, rejected, gold], "r")]
+    ranked = [
+        t.name for t, _, _ in rank_tools("I want to check the health status of ... API.", history, [liked, other, rejected, gold], "r")
+    ]
     assert ranked[0] == gold.name and ranked[-1] == rejected.name
     chronological = [Turn(t.instruction, t.call) for t in history]
-    assert [t.name for t, _, _ in rank_tools("I want to check the health status of ... API.", chronological, [liked, other, rejected, gold], "c")][0] == gold.name
+    assert [
+        t.name
+        for t, _, _ in rank_tools("I want to check the health status of ... API.", chronological, [liked, other, rejected, gold], "c")
+    ][0] == gold.name
     assert likeness(gold, rejected) > likeness(gold, other)
 
 
@@ -104,13 +123,25 @@ def _params(*names: str) -> list[Parameter]:
     return [Parameter(n, "STRING") for n in names]
 
 
-INVENTORY_COPIES = [Tool(f"<Advertising>.<{tool}>.<getInventory>", "Returns a map of status codes to quantities")
-                    for tool in ("petstore blitz", "PetstoreRateLimit", "PrivatePublicAPI", "ThisisaPublicAPI_v2", "PublicAPITestingInbox")]
-ALL_PRODUCTS = Tool("<eCommerce>.<EcartAPI>.<Getallproducts>", "Request used to obtain all the products in a store catalog.",
-                    [], _params("searchType", "status[active]", "sinceId"))
-OTHER_STOCK = [Tool("<Gaming>.<FortniteCosmetics>.<searchInventory>", "Search for available inventory in the system", [],
-                    _params("skip", "limit", "searchString")),
-               Tool("<eCommerce>.<Appibase>.<getStockItems>", "Get all stock items", _params("stock_location_id"))]
+INVENTORY_COPIES = [
+    Tool(f"<Advertising>.<{tool}>.<getInventory>", "Returns a map of status codes to quantities")
+    for tool in ("petstore blitz", "PetstoreRateLimit", "PrivatePublicAPI", "ThisisaPublicAPI_v2", "PublicAPITestingInbox")
+]
+ALL_PRODUCTS = Tool(
+    "<eCommerce>.<EcartAPI>.<Getallproducts>",
+    "Request used to obtain all the products in a store catalog.",
+    [],
+    _params("searchType", "status[active]", "sinceId"),
+)
+OTHER_STOCK = [
+    Tool(
+        "<Gaming>.<FortniteCosmetics>.<searchInventory>",
+        "Search for available inventory in the system",
+        [],
+        _params("skip", "limit", "searchString"),
+    ),
+    Tool("<eCommerce>.<Appibase>.<getStockItems>", "Get all stock items", _params("stock_location_id")),
+]
 
 
 def test_cohesion_is_likeness_to_another_tools_candidate():
@@ -139,16 +170,23 @@ def test_without_history_a_group_of_alike_candidates_outranks_a_lone_better_fitt
     "query, rejected, copy, unrelated",
     [
         # the same API name, other parameters and no description
-        ("Keyword suggestions to autocomplete the search query 'elon musk'.",
-         Tool("<Data>.<Brewery DB>.<Autocomplete>", "", _params("brewery_name")),
-         Tool("<Data>.<Chirp Pack>.<autocomplete>", "", _params("query", "count", "lang_code", "cursor_token")),
-         Tool("<Data>.<Web Search 2>.<Suggest>", "Keyword suggestions as the user types", _params("keyword"))),
+        (
+            "Keyword suggestions to autocomplete the search query 'elon musk'.",
+            Tool("<Data>.<Brewery DB>.<Autocomplete>", "", _params("brewery_name")),
+            Tool("<Data>.<Chirp Pack>.<autocomplete>", "", _params("query", "count", "lang_code", "cursor_token")),
+            Tool("<Data>.<Web Search 2>.<Suggest>", "Keyword suggestions as the user types", _params("keyword")),
+        ),
         # the same description, another name and other parameters
-        ("Item details for the product detail page of 2000383198.",
-         Tool("<Shop>.<Asos>.<products/v3/detail>", "Get detail information of product by id", _params("brewery_name")),
-         Tool("<Shop>.<Threads21>.<products/v2/detail>", "Get detail information of product by id",
-              _params("product_id", "country_code", "currency_code", "size_system")),
-         Tool("<Shop>.<Otto Data>.<Item Details>", "Query item details", _params("item_id"))),
+        (
+            "Item details for the product detail page of 2000383198.",
+            Tool("<Shop>.<Asos>.<products/v3/detail>", "Get detail information of product by id", _params("brewery_name")),
+            Tool(
+                "<Shop>.<Threads21>.<products/v2/detail>",
+                "Get detail information of product by id",
+                _params("product_id", "country_code", "currency_code", "size_system"),
+            ),
+            Tool("<Shop>.<Otto Data>.<Item Details>", "Query item details", _params("item_id")),
+        ),
     ],
 )
 def test_a_copy_of_the_rejected_api_ranks_first_though_another_fits_the_query_better(query, rejected, copy, unrelated):
@@ -186,8 +224,9 @@ def test_evidence_rule_finds_the_preferred_tool_without_the_cluster_oracle(setti
 def test_copies_of_one_api_tie_in_the_ranking_and_share_its_prior():
     """One API copied under two tools the history says nothing of: their ranking keys are equal,
     and the prior gives both the mean of their ranks' shares, so the model's likelihood decides."""
-    web, spotify = (Tool(f"<Music>.<{name}>.<Search>", "Search", [Parameter("q", "STRING", "Search query")])
-                    for name in ("Spotify Web", "Spotify"))
+    web, spotify = (
+        Tool(f"<Music>.<{name}>.<Search>", "Search", [Parameter("q", "STRING", "Search query")]) for name in ("Spotify Web", "Spotify")
+    )
     rejected = Tool("<Music>.<Spotify_v3>.<Search>", "Search", [Parameter("q", "STRING", "Search query")])
     other = Tool("<Music>.<Shazam>.<search>", "Search for songs by a term", [Parameter("term")])
     history = [Turn("Search Spotify for 'x'", ToolCall(rejected.name, {"q": "x"}), 0)]
@@ -202,7 +241,10 @@ def test_copies_of_one_api_tie_in_the_ranking_and_share_its_prior():
     assert shared[0] == shared[1] and plain[0] > shared[0] > plain[1]
     assert shared[2:] == plain[2:]  # untied ranks keep their prior
     assert sum(math.exp(x) for x in shared) == pytest.approx(1.0)
-    assert rank_log_prior("r", 4, [False] * 4) == plain and rank_log_prior("r", 4, [False, True, True, True]) == [pytest.approx(math.log(0.25))] * 4
+    assert (
+        rank_log_prior("r", 4, [False] * 4) == plain
+        and rank_log_prior("r", 4, [False, True, True, True]) == [pytest.approx(math.log(0.25))] * 4
+    )
 
 
 def test_the_ranking_benchmark_counts_first_places_and_shortlisted_ground_truths(monkeypatch):

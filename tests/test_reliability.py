@@ -48,8 +48,9 @@ def generated():
 
 @pytest.fixture
 def services(tmp_path, generated):
-    s = Services(AppConfig(db_path=str(tmp_path / "db" / "petool.db"), data_path=None), predictor_factory=FakePredictor,
-                 generated=list(generated))
+    s = Services(
+        AppConfig(db_path=str(tmp_path / "db" / "petool.db"), data_path=None), predictor_factory=FakePredictor, generated=list(generated)
+    )
     yield s
     s.store.close()
 
@@ -202,13 +203,16 @@ def test_model_output_that_is_not_json_is_labelled_as_raw(services):
     assert label["call_a"] is None and label["raw_a"].startswith("I think")
 
 
-@pytest.mark.parametrize("content, match", [
-    (b"\xff\xfe\x00garbage", "not UTF-8"),
-    (b"this is not json\n", "line 1 is not valid JSON"),
-    (b'[1, 2, 3]\n', "line 1 lacks entry_id"),
-    (b'{"entry_id": 1, "setting": ["p"]}\n', "line 1 lacks entry_id or a string setting"),
-    (b'{"entry_id": 1}\n', "lacks entry_id or a string setting"),
-])
+@pytest.mark.parametrize(
+    "content, match",
+    [
+        (b"\xff\xfe\x00garbage", "not UTF-8"),
+        (b"this is not json\n", "line 1 is not valid JSON"),
+        (b"[1, 2, 3]\n", "line 1 lacks entry_id"),
+        (b'{"entry_id": 1, "setting": ["p"]}\n', "line 1 lacks entry_id or a string setting"),
+        (b'{"entry_id": 1}\n', "lacks entry_id or a string setting"),
+    ],
+)
 def test_bad_uploads_say_what_is_wrong_and_write_nothing(services, tmp_path, content, match):
     f = tmp_path / "predictions.jsonl"
     f.write_bytes(content)
@@ -219,8 +223,10 @@ def test_bad_uploads_say_what_is_wrong_and_write_nothing(services, tmp_path, con
 
 def test_odd_but_parseable_values_import_without_crashing(services, tmp_path):
     f = tmp_path / "predictions.jsonl"
-    rows = [{"entry_id": {"nested": 1}, "setting": "p", "model": ["a", "b"], "raw": {"x": 1}, "latency_s": "fast", "call": [1]},
-            {"entry_id": 2, "setting": "r", "tool_ok": "yes", "error": 5}]
+    rows = [
+        {"entry_id": {"nested": 1}, "setting": "p", "model": ["a", "b"], "raw": {"x": 1}, "latency_s": "fast", "call": [1]},
+        {"entry_id": 2, "setting": "r", "tool_ok": "yes", "error": 5},
+    ]
     f.write_text("\n".join(json.dumps(r) for r in rows))
     (tmp_path / "config.json").write_text(json.dumps({"config": [1, 2], "run_id": "odd"}))
     assert "Imported run" in dash.import_upload(services, [str(f), str(tmp_path / "config.json")])
@@ -235,13 +241,16 @@ def test_uploads_over_the_size_limit_are_refused(services, tmp_path):
         dash.import_upload(services, [str(f)])
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"comment": "x" * 5001}, "comment is too long"),
-    ({"gold": "{" * 20_001}, "gold call is too long"),
-    ({"tags": ["<script>"]}, "unknown reason tag"),
-    ({"gold": '{"tool_name": 5}'}, "gold call must look like"),
-    ({"gold": '{"tool_name": "x", "parameters": []}'}, "not one of the candidates"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"comment": "x" * 5001}, "comment is too long"),
+        ({"gold": "{" * 20_001}, "gold call is too long"),
+        ({"tags": ["<script>"]}, "unknown reason tag"),
+        ({"gold": '{"tool_name": 5}'}, "gold call must look like"),
+        ({"gold": '{"tool_name": "x", "parameters": []}'}, "not one of the candidates"),
+    ],
+)
 def test_bad_label_input_writes_nothing(services, kwargs, match):
     result = compare.run_compare(services, entry_to_dict(services.generated()[0]), "p", BASE, TUNED)
     with pytest.raises(ValueError, match=match):
@@ -249,17 +258,25 @@ def test_bad_label_input_writes_nothing(services, kwargs, match):
     assert label_count(services) == 0
 
 
-@pytest.mark.parametrize("annotator, match", [
-    ("", "annotator name"), ("a" * 101, "longer than 100"), ("ann\nbob", "control characters"), (None, "annotator name"),
-])
+@pytest.mark.parametrize(
+    "annotator, match",
+    [
+        ("", "annotator name"),
+        ("a" * 101, "longer than 100"),
+        ("ann\nbob", "control characters"),
+        (None, "annotator name"),
+    ],
+)
 def test_store_refuses_bad_annotators(annotator, match, tmp_path):
     store = Store(tmp_path / "s.db")
     with pytest.raises(ValueError, match=match):
-        store.add_label(annotator=annotator, entry=make_entry(), setting="p", prompt="", model_a="a", model_b="b",
-                        call_a=None, call_b=None, verdict="A")
+        store.add_label(
+            annotator=annotator, entry=make_entry(), setting="p", prompt="", model_a="a", model_b="b", call_a=None, call_b=None, verdict="A"
+        )
     with pytest.raises(ValueError, match="unknown setting"):
-        store.add_label(annotator="ann", entry=make_entry(), setting="x", prompt="", model_a="a", model_b="b",
-                        call_a=None, call_b=None, verdict="A")
+        store.add_label(
+            annotator="ann", entry=make_entry(), setting="x", prompt="", model_a="a", model_b="b", call_a=None, call_b=None, verdict="A"
+        )
     assert store.labels() == []
     store.close()
 
@@ -285,9 +302,19 @@ def test_empty_and_huge_queries_are_refused_before_the_model(services):
 def test_malicious_annotator_and_tags_are_stored_verbatim(tmp_path):
     store = Store(tmp_path / "s.db")
     evil = "Robert'); DROP TABLE labels; --"
-    store.add_label(annotator=evil, entry=make_entry(), setting="p", prompt="", model_a="a", model_b="b",
-                    call_a=None, call_b=None, verdict="A", tags=["x' OR '1'='1", '"; DELETE FROM labels; --'],
-                    comment="<script>alert(1)</script>")
+    store.add_label(
+        annotator=evil,
+        entry=make_entry(),
+        setting="p",
+        prompt="",
+        model_a="a",
+        model_b="b",
+        call_a=None,
+        call_b=None,
+        verdict="A",
+        tags=["x' OR '1'='1", '"; DELETE FROM labels; --'],
+        comment="<script>alert(1)</script>",
+    )
     [row] = store.labels(annotator=evil)
     assert row["annotator"] == evil and row["tags"][0] == "x' OR '1'='1" and "labels" in store.schema()
     assert store.labelled_keys(evil) == {("e1", "p")} and store.labels(annotator="x' OR '1'='1") == []
@@ -382,8 +409,11 @@ def test_anonymous_visitors_read_but_do_not_write(tmp_path):
         assert "Loaded entry" in client.predict("generated", "0", "p", api_name="/load_entry")[0]
         client.predict("p", "base", "PEToolLLaMA", False, api_name="/compare")  # reading and comparing: fine
         client.predict([], [], [], api_name="/dashboards")
-        for args, api in ((("TRL JSONL", "ground_truth", "drop"), "/export_pairs"),
-                          ((), "/download_db"), ((5, "", "ground_truth", "drop"), "/train")):
+        for args, api in (
+            (("TRL JSONL", "ground_truth", "drop"), "/export_pairs"),
+            ((), "/download_db"),
+            ((5, "", "ground_truth", "drop"), "/train"),
+        ):
             with pytest.raises(AppError, match="Sign in with Hugging Face"):
                 client.predict(*args, api_name=api)
         # refusals with a message next to their control answer normally, saying why
@@ -550,8 +580,11 @@ def test_labels_go_through_while_the_model_is_busy_and_the_queue_full(tmp_path):
         assert (label["annotator"], label["comment"]) == ("ann", "while busy") and took < 5
         # Model calls cannot skip the queue that way (api_open=False): its size limit holds.
         fn_index = next(f._id for f in demo.fns.values() if f.api_name == "compare")
-        direct = httpx.post(url.rstrip("/") + "/gradio_api/run/compare", timeout=30, json={
-            "data": [None, "p", "base", "PEToolLLaMA", False], "fn_index": fn_index, "session_hash": refused.session_hash})
+        direct = httpx.post(
+            url.rstrip("/") + "/gradio_api/run/compare",
+            timeout=30,
+            json={"data": [None, "p", "base", "PEToolLLaMA", False], "fn_index": fn_index, "session_hash": refused.session_hash},
+        )
         assert direct.status_code == 404 and "join the queue" in direct.text
     finally:
         GatedPredictor.release.set()
@@ -573,8 +606,10 @@ def test_constrained_decoding_stops_at_the_time_limit_with_a_valid_call(tiny_lla
     model = AutoModelForCausalLM.from_pretrained(tiny_llama_dir).eval()
     grammar = CallGrammar(tok, model.config.vocab_size)
     candidates = weather_entry().candidates
-    prompt = tok(tok.apply_chat_template([{"role": "user", "content": "weather"}], tokenize=False, add_generation_prompt=True),
-                 add_special_tokens=False)["input_ids"]
+    prompt = tok(
+        tok.apply_chat_template([{"role": "user", "content": "weather"}], tokenize=False, add_generation_prompt=True),
+        add_special_tokens=False,
+    )["input_ids"]
     free = constrained_generate(model, tok, prompt, grammar.matcher(candidates), 200)
     assert free.complete and not free.timed_out and free.model_steps > 0
     cut = constrained_generate(model, tok, prompt, grammar.matcher(candidates), 200, max_time_s=0.0)
@@ -620,8 +655,11 @@ class TimedOutPredictor(FakePredictor):
 
 
 def test_the_page_says_which_side_hit_the_time_limit(tmp_path, generated):
-    s = Services(AppConfig(db_path=str(tmp_path / "t.db"), data_path=None, max_call_s=30), predictor_factory=TimedOutPredictor,
-                 generated=list(generated))
+    s = Services(
+        AppConfig(db_path=str(tmp_path / "t.db"), data_path=None, max_call_s=30),
+        predictor_factory=TimedOutPredictor,
+        generated=list(generated),
+    )
     result = compare.run_compare(s, entry_to_dict(generated[0]), "p", BASE, TUNED)
     base, tuned = result["sides"]
     assert base["note"] == "" and "time limit (30 s per model call" in tuned["note"]

@@ -22,8 +22,9 @@ class Server:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):
                 length = int(self.headers["Content-Length"])
-                outer.requests.append({"path": self.path, "auth": self.headers.get("Authorization"),
-                                       "body": json.loads(self.rfile.read(length))})
+                outer.requests.append(
+                    {"path": self.path, "auth": self.headers.get("Authorization"), "body": json.loads(self.rfile.read(length))}
+                )
                 step = outer.script.pop(0) if outer.script else (200, _reply(CALL), {})
                 if step == "hang":
                     threading.Event().wait(0.5)

@@ -20,8 +20,10 @@ def test_git_commit_names_the_checkout_and_marks_changes(tmp_path):
     import subprocess
 
     assert runs.git_commit(tmp_path) is None  # not a checkout
+
     def git(*args):
         return subprocess.run(["git", "-C", str(tmp_path), *args], capture_output=True, text=True, check=True).stdout.strip()
+
     git("init", "-q")
     (tmp_path / "a.txt").write_text("one")
     git("add", "a.txt")
@@ -51,4 +53,3 @@ def test_training_logs_read_the_shipped_and_the_run_layouts(tmp_path):
     # the shipped adapter keeps both stages' logs
     logs = runs.training_logs(Path(__file__).resolve().parents[1] / "assets" / "adapters" / "petoolllama")
     assert set(logs) == {"sft", "dpo"} and all(any("loss" in rec for rec in history) for history in logs.values())
-

@@ -11,8 +11,15 @@ from tests.fixtures.entries import weather_entry
 
 
 def _record(**changes) -> dict:
-    record = {"entry_id": 1, "setting": "p", "raw": '{"latency_s": 9}', "call": {"tool_name": "<A>.<B>.<c>", "parameters": {}},
-              "tool_ok": True, "latency_s": 0.0123, "prompt_tokens": None}
+    record = {
+        "entry_id": 1,
+        "setting": "p",
+        "raw": '{"latency_s": 9}',
+        "call": {"tool_name": "<A>.<B>.<c>", "parameters": {}},
+        "tool_ok": True,
+        "latency_s": 0.0123,
+        "prompt_tokens": None,
+    }
     return record | changes
 
 
@@ -42,11 +49,14 @@ def test_runs_differing_in_timing_only_are_the_same(tmp_path, capsys):
     assert capsys.readouterr().out.startswith("same: 2 predictions")
 
 
-@pytest.mark.parametrize("after", [
-    [_record(), _record(entry_id=2, tool_ok=False)],  # another answer
-    [_record(), _record(entry_id=2, prompt_tokens=0)],  # another field, even one about cost
-    [_record()],  # a prediction missing
-])
+@pytest.mark.parametrize(
+    "after",
+    [
+        [_record(), _record(entry_id=2, tool_ok=False)],  # another answer
+        [_record(), _record(entry_id=2, prompt_tokens=0)],  # another field, even one about cost
+        [_record()],  # a prediction missing
+    ],
+)
 def test_any_other_difference_is_reported_with_its_line(tmp_path, capsys, after):
     _write(tmp_path / "a.jsonl", [_record(), _record(entry_id=2)])
     _write(tmp_path / "b.jsonl", after)

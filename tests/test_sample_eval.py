@@ -57,8 +57,17 @@ def finish_job(services: Services, folder: Path) -> str:
 
 
 def label(services: Services, entry, verdict: str = "B") -> None:
-    services.store.add_label(annotator="ann", entry=entry, setting="r", prompt="", model_a="fake-base",
-                             model_b="fake-base+fake-adapter", call_a=None, call_b=None, verdict=verdict)
+    services.store.add_label(
+        annotator="ann",
+        entry=entry,
+        setting="r",
+        prompt="",
+        model_a="fake-base",
+        model_b="fake-base+fake-adapter",
+        call_a=None,
+        call_b=None,
+        verdict=verdict,
+    )
 
 
 # ---------------------------------------------------------------- validation
@@ -73,27 +82,30 @@ def test_no_finished_job_is_refused_with_what_to_do(services, tmp_path):
         check_request(services, "DPO job #1", GENERATED, ["r"], 5)
 
 
-@pytest.mark.parametrize("adapter, pool, settings, n, match", [
-    ("DPO job #9", GENERATED, ["r"], 5, r"finished DPO job \(DPO job #1\)"),
-    ("PEToolLLaMA", GENERATED, ["r"], 5, "finished DPO job"),
-    (None, GENERATED, ["r"], 5, "finished DPO job"),
-    ("DPO job #1", DEV, ["r"], 5, "where the sample comes from: generated"),
-    ("DPO job #1", "saved", ["r"], 5, "where the sample comes from"),
-    ("DPO job #1", GENERATED, [], 5, "at least one setting"),
-    ("DPO job #1", GENERATED, None, 5, "at least one setting"),
-    ("DPO job #1", GENERATED, "r", 5, "at least one setting"),
-    ("DPO job #1", GENERATED, ["r", "x"], 5, "Unknown setting x"),
-    ("DPO job #1", GENERATED, ["r"], 0, "from 1 to 50 entries"),
-    ("DPO job #1", GENERATED, ["r"], -3, "from 1 to 50 entries"),
-    ("DPO job #1", GENERATED, ["r"], 51, "from 1 to 50 entries"),
-    ("DPO job #1", GENERATED, ["r"], 10**9, "from 1 to 50 entries"),
-    ("DPO job #1", GENERATED, ["r"], 2.5, "whole number"),
-    ("DPO job #1", GENERATED, ["r"], float("inf"), "whole number"),
-    ("DPO job #1", GENERATED, ["r"], float("nan"), "whole number"),
-    ("DPO job #1", GENERATED, ["r"], "ten", "whole number"),
-    ("DPO job #1", GENERATED, ["r"], None, "Type the sample size"),
-    ("DPO job #1", GENERATED, ["r"], True, "Type the sample size"),
-])
+@pytest.mark.parametrize(
+    "adapter, pool, settings, n, match",
+    [
+        ("DPO job #9", GENERATED, ["r"], 5, r"finished DPO job \(DPO job #1\)"),
+        ("PEToolLLaMA", GENERATED, ["r"], 5, "finished DPO job"),
+        (None, GENERATED, ["r"], 5, "finished DPO job"),
+        ("DPO job #1", DEV, ["r"], 5, "where the sample comes from: generated"),
+        ("DPO job #1", "saved", ["r"], 5, "where the sample comes from"),
+        ("DPO job #1", GENERATED, [], 5, "at least one setting"),
+        ("DPO job #1", GENERATED, None, 5, "at least one setting"),
+        ("DPO job #1", GENERATED, "r", 5, "at least one setting"),
+        ("DPO job #1", GENERATED, ["r", "x"], 5, "Unknown setting x"),
+        ("DPO job #1", GENERATED, ["r"], 0, "from 1 to 50 entries"),
+        ("DPO job #1", GENERATED, ["r"], -3, "from 1 to 50 entries"),
+        ("DPO job #1", GENERATED, ["r"], 51, "from 1 to 50 entries"),
+        ("DPO job #1", GENERATED, ["r"], 10**9, "from 1 to 50 entries"),
+        ("DPO job #1", GENERATED, ["r"], 2.5, "whole number"),
+        ("DPO job #1", GENERATED, ["r"], float("inf"), "whole number"),
+        ("DPO job #1", GENERATED, ["r"], float("nan"), "whole number"),
+        ("DPO job #1", GENERATED, ["r"], "ten", "whole number"),
+        ("DPO job #1", GENERATED, ["r"], None, "Type the sample size"),
+        ("DPO job #1", GENERATED, ["r"], True, "Type the sample size"),
+    ],
+)
 def test_a_bad_request_says_what_to_change(services, tmp_path, adapter, pool, settings, n, match):
     finish_job(services, tmp_path / "job1")
     with pytest.raises(ValueError, match=match):
@@ -132,7 +144,8 @@ def test_the_job_the_base_and_the_shipped_adapter_answer_one_sample_of_unlabelle
     assert len(built) == 1 and built[0].extra_paths == {choice: str(tmp_path / "job1" / "run" / "dpo")}
     # accuracy per model and setting, and over both settings
     assert result.rows == [
-        ["fake-base", "p", 6, "0.0%", result.rows[0][4], "0.0%"], ["fake-base", "r", 6, "0.0%", result.rows[1][4], "0.0%"],
+        ["fake-base", "p", 6, "0.0%", result.rows[0][4], "0.0%"],
+        ["fake-base", "r", 6, "0.0%", result.rows[1][4], "0.0%"],
         ["fake-base", "all", 12, "0.0%", result.rows[2][4], "0.0%"],
         *[[m, s, n, "100.0%", "100.0%", "100.0%"] for m in names[1:] for s, n in (("p", 6), ("r", 6), ("all", 12))],
     ]
@@ -141,8 +154,9 @@ def test_the_job_the_base_and_the_shipped_adapter_answer_one_sample_of_unlabelle
     run_choices, models = dash.filter_options(services)
     assert {rid for _, rid in run_choices} == set(result.run_ids) and set(names) <= set(models)
     table = dash.figures(services, result.run_ids)[7]
-    assert sorted(row[:4] for row in table) == sorted([m, s, 6, "0.0%" if m == "fake-base" else "100.0%"]
-                                                      for m in names for s in ("p", "r"))
+    assert sorted(row[:4] for row in table) == sorted(
+        [m, s, 6, "0.0%" if m == "fake-base" else "100.0%"] for m in names for s in ("p", "r")
+    )
     # the sampled entries are kept whole for the Errors tab
     assert services.store.run_entry(result.run_ids[2], next(iter(sampled))) is not None
     assert "Stored as runs" in sample_eval.summary(check_request(services, choice, GENERATED, ["p", "r"], 6), result)
@@ -157,8 +171,7 @@ def test_a_second_job_on_the_same_sample_reuses_the_base_and_shipped_answers(ser
     assert two.sample_id == one.sample_id and two.run_ids[:2] == one.run_ids[:2]
     assert two.new_answers == {"fake-base": 0, "fake-base+fake-adapter": 0, f"fake-base+{second}": 5}
     assert len(built[0].calls) == calls + 5  # only the new adapter answered
-    assert "reused for fake-base, fake-base+fake-adapter" in sample_eval.summary(
-        check_request(services, second, GENERATED, ["r"], 5), two)
+    assert "reused for fake-base, fake-base+fake-adapter" in sample_eval.summary(check_request(services, second, GENERATED, ["r"], 5), two)
     # a newly labelled entry of the sample changes the sample (it may now be a training pair)
     label(services, services.store.run_entry(one.run_ids[0], services.store.predictions([one.run_ids[0]])[0]["entry_id"]))
     assert run_sample(services, check_request(services, second, GENERATED, ["r"], 5)).sample_id != one.sample_id

@@ -3,8 +3,8 @@
 import pytest
 
 from petool.parsing import Parsed, parse_call
-from petool.scoring import ERROR_CODES, aggregate, error_counts, format_table, history_bucket, params_error, score_call
 from petool.schema import ToolCall
+from petool.scoring import ERROR_CODES, aggregate, error_counts, format_table, history_bucket, params_error, score_call
 from tests.fixtures.entries import FLIGHT, NEWS, WEATHER_A, WEATHER_B, weather_entry
 
 GOLD = {"city": "Rome", "days": 5}

@@ -31,8 +31,15 @@ def test_entry_measures(entries):
 def test_stats_table_and_format(entries):
     rows = stats_table({"generated": entries, "again": entries[:5]})
     measures = {r["measure"] for r in rows}
-    assert {"history length (full)", "non-preferred turns (r, rating 0)", "functional cluster size", "candidates per entry",
-            "candidate parameter types", "empty ground-truth parameters", "prompt tokens (r)"} <= measures
+    assert {
+        "history length (full)",
+        "non-preferred turns (r, rating 0)",
+        "functional cluster size",
+        "candidates per entry",
+        "candidate parameter types",
+        "empty ground-truth parameters",
+        "prompt tokens (r)",
+    } <= measures
     cand = next(r for r in rows if r["measure"] == "candidates per entry" and r["source"] == "generated")
     assert cand["mean"] == 6 and cand["detail"] == "6:100%"
     text = format_table(rows)

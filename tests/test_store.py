@@ -18,20 +18,74 @@ EXPECTED_SCHEMA = {
     "entries": ["id", "key", "source", "user_id", "entry", "created", "updated"],
     "label_withdrawals": ["label_id", "annotator", "created", "replaced_by"],
     "labels": [
-        "id", "annotator", "created", "entry_key", "entry", "setting", "query", "prompt", "model_a",
-        "model_b", "call_a", "call_b", "raw_a", "raw_b", "blind", "verdict", "tags", "comment", "gold_call",
+        "id",
+        "annotator",
+        "created",
+        "entry_key",
+        "entry",
+        "setting",
+        "query",
+        "prompt",
+        "model_a",
+        "model_b",
+        "call_a",
+        "call_b",
+        "raw_a",
+        "raw_b",
+        "blind",
+        "verdict",
+        "tags",
+        "comment",
+        "gold_call",
     ],
     "predictions": [
-        "id", "run_id", "entry_id", "setting", "model", "raw", "call", "tool_ok", "params_ok", "error",
-        "param_error", "latency_s", "prompt_tokens", "output_tokens", "category", "history_length",
+        "id",
+        "run_id",
+        "entry_id",
+        "setting",
+        "model",
+        "raw",
+        "call",
+        "tool_ok",
+        "params_ok",
+        "error",
+        "param_error",
+        "latency_s",
+        "prompt_tokens",
+        "output_tokens",
+        "category",
+        "history_length",
     ],
     "runs": [
-        "id", "model", "adapter", "mode", "style", "settings", "data_path", "scorer_version",
-        "benchmark_version", "created", "run_dir", "config", "metrics",
+        "id",
+        "model",
+        "adapter",
+        "mode",
+        "style",
+        "settings",
+        "data_path",
+        "scorer_version",
+        "benchmark_version",
+        "created",
+        "run_dir",
+        "config",
+        "metrics",
     ],
     "train_jobs": [
-        "id", "created", "updated", "status", "pid", "command", "log_path", "output_dir", "progress",
-        "step", "total_steps", "losses", "message", "config",
+        "id",
+        "created",
+        "updated",
+        "status",
+        "pid",
+        "command",
+        "log_path",
+        "output_dir",
+        "progress",
+        "step",
+        "total_steps",
+        "losses",
+        "message",
+        "config",
     ],
     "users": ["id", "name", "profile", "created"],
 }
@@ -87,8 +141,12 @@ def _entry_with_extra() -> Entry:
     """Every optional field set: extra with a user, a split and nested values; odd parameter values."""
     e = weather_entry()
     e.ground_truth = ToolCall(WEATHER_A, {"city": "Rome", "days": 5.5, "tags": ["a", None], "opts": {}})
-    e.extra = {"user": {"name": "Zoë", "likes": ["SkyCast Pro"]}, "split": "train", "num_tools_combined": "2",
-               "api_ground_truth": {"category_name": "Weather", "tool_name": "SkyCast Pro"}}
+    e.extra = {
+        "user": {"name": "Zoë", "likes": ["SkyCast Pro"]},
+        "split": "train",
+        "num_tools_combined": "2",
+        "api_ground_truth": {"category_name": "Weather", "tool_name": "SkyCast Pro"},
+    }
     return e
 
 
@@ -129,8 +187,16 @@ def test_users_and_entries(store):
 def test_labels_are_append_only(store):
     e = make_entry()
     lid = store.add_label(
-        annotator="ann", entry=e, setting="p", prompt="SYS", model_a="base", model_b="tuned",
-        call_a=ToolCall("<Weather>.<B>.<forecast>", {}), call_b=e.ground_truth, verdict="B", tags=["preference"],
+        annotator="ann",
+        entry=e,
+        setting="p",
+        prompt="SYS",
+        model_a="base",
+        model_b="tuned",
+        call_a=ToolCall("<Weather>.<B>.<forecast>", {}),
+        call_b=e.ground_truth,
+        verdict="B",
+        tags=["preference"],
     )
     row = store.labels()[0]
     assert row["id"] == lid and row["call_b"] == e.ground_truth.to_json() and row["tags"] == ["preference"]
@@ -152,8 +218,15 @@ def test_sql_is_parameterised(store):
 def test_preference_examples_use_pairs(store):
     e = make_entry()
     store.add_label(
-        annotator="ann", entry=e, setting="p", prompt="SYS", model_a="base", model_b="tuned",
-        call_a=ToolCall("<Weather>.<B>.<forecast>", {"city": "Zürich"}), call_b=e.ground_truth, verdict="B",
+        annotator="ann",
+        entry=e,
+        setting="p",
+        prompt="SYS",
+        model_a="base",
+        model_b="tuned",
+        call_a=ToolCall("<Weather>.<B>.<forecast>", {"city": "Zürich"}),
+        call_b=e.ground_truth,
+        verdict="B",
     )
     [pair] = store.preference_examples()
     assert (pair.system, pair.user) == ("SYS", e.query)
@@ -166,11 +239,36 @@ def test_import_run(tmp_path, store):
     (run / "config.json").write_text(json.dumps({"model": "fake", "mode": "petool", "scorer_version": "petool-scorer/1"}))
     (run / "metrics.json").write_text(json.dumps({"p": {"tool_acc": 0.5}}))
     lines = [
-        {"entry_id": 1, "setting": "p", "model": "fake", "raw": "{}", "call": {"tool_name": "<A>.<B>.<C>", "parameters": {}},
-         "tool_ok": True, "params_ok": False, "error": "params:value_mismatch", "param_error": "params:value_mismatch",
-         "latency_s": 0.1, "prompt_tokens": 10, "output_tokens": 5, "category": "A", "history_length": 3},
-        {"entry_id": 2, "setting": "none", "model": "fake", "raw": "", "call": None, "tool_ok": False, "params_ok": False,
-         "error": "format:empty", "param_error": "format:empty", "latency_s": 0.2, "category": "A", "history_length": 0},
+        {
+            "entry_id": 1,
+            "setting": "p",
+            "model": "fake",
+            "raw": "{}",
+            "call": {"tool_name": "<A>.<B>.<C>", "parameters": {}},
+            "tool_ok": True,
+            "params_ok": False,
+            "error": "params:value_mismatch",
+            "param_error": "params:value_mismatch",
+            "latency_s": 0.1,
+            "prompt_tokens": 10,
+            "output_tokens": 5,
+            "category": "A",
+            "history_length": 3,
+        },
+        {
+            "entry_id": 2,
+            "setting": "none",
+            "model": "fake",
+            "raw": "",
+            "call": None,
+            "tool_ok": False,
+            "params_ok": False,
+            "error": "format:empty",
+            "param_error": "format:empty",
+            "latency_s": 0.2,
+            "category": "A",
+            "history_length": 0,
+        },
     ]
     (run / "predictions.jsonl").write_text("\n".join(json.dumps(x) for x in lines) + "\n")
     assert store.import_run(run) == "run1"
@@ -265,8 +363,12 @@ def test_threads_share_the_store(store):
     import threading
 
     e = make_entry()
+
     def work(i):
-        store.add_label(annotator=f"a{i}", entry=e, setting="p", prompt="", model_a="x", model_b="y", call_a=None, call_b=None, verdict="tie")
+        store.add_label(
+            annotator=f"a{i}", entry=e, setting="p", prompt="", model_a="x", model_b="y", call_a=None, call_b=None, verdict="tie"
+        )
+
     threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
     for t in threads:
         t.start()
@@ -281,8 +383,17 @@ def test_threads_share_the_store(store):
 def add_pair_label(store, i: int, entry=None, **overrides):
     """A label that makes its own DPO pair (its prompt is unique)."""
     e = entry or make_entry(f"e{i}")
-    fields = dict(annotator="ann", entry=e, setting="p", prompt=f"SYS {i}", model_a="base", model_b="tuned",
-                  call_a=ToolCall("<Weather>.<B>.<forecast>", {"city": "Zürich"}), call_b=e.ground_truth, verdict="B")
+    fields = dict(
+        annotator="ann",
+        entry=e,
+        setting="p",
+        prompt=f"SYS {i}",
+        model_a="base",
+        model_b="tuned",
+        call_a=ToolCall("<Weather>.<B>.<forecast>", {"city": "Zürich"}),
+        call_b=e.ground_truth,
+        verdict="B",
+    )
     return store.add_label(**{**fields, **overrides})
 
 
@@ -371,10 +482,13 @@ def test_label_summaries_match_the_labels_without_the_entry(store):
     add_pair_label(store, 2, raw_a="not a call", call_a=None)
     full, light = store.labels(), store.label_summaries()
     assert [r["id"] for r in light] == [r["id"] for r in full]
-    for f, s in zip(full, light):
+    for f, s in zip(full, light, strict=False):
         assert {k: v for k, v in f.items() if k not in ("entry", "tags", "comment")} == {k: v for k, v in s.items() if k != "entry"}
-        assert s["entry"] == {"query": f["query"], "ground_truth": f["entry"]["ground_truth"],
-                              "extra": {"split": f["entry"]["extra"].get("split")}}
+        assert s["entry"] == {
+            "query": f["query"],
+            "ground_truth": f["entry"]["ground_truth"],
+            "extra": {"split": f["entry"]["extra"].get("split")},
+        }
     from petool.pairs import PairPolicy, pairs_from_labels
 
     for policy in (PairPolicy(), PairPolicy(include_test=True), PairPolicy(both_bad="skip")):

@@ -35,8 +35,9 @@ def test_tool_bias_chooses_the_whole_name_and_reports_each_names_likelihood(tiny
 def test_tool_bias_zero_follows_the_likeliest_name(tiny_decoder):
     model, tok, grammar = tiny_decoder
     candidates = weather_entry().candidates
-    result = constrained_generate(model, tok, chat_prompt_ids(tok), grammar.matcher(candidates), 200,
-                                  tool_bias={t.name: 0.0 for t in candidates})
+    result = constrained_generate(
+        model, tok, chat_prompt_ids(tok), grammar.matcher(candidates), 200, tool_bias={t.name: 0.0 for t in candidates}
+    )
     best = max(result.tool_scores, key=result.tool_scores.get)
     assert json.loads(tok.decode(result.token_ids))["tool_name"] == best
 
@@ -77,11 +78,17 @@ def test_extends_name_table(short, long, expected):
         # the group's best score does not lift it over an unrelated name the model and prior prefer
         ({NEWS_ALL: -5.0, NEWS_TOPIC: -15.0, "<X>.<Y>.<z>": -0.1}, {NEWS_ALL: -3.0, NEWS_TOPIC: -2.0, "<X>.<Y>.<z>": -1.0}, "<X>.<Y>.<z>"),
         # a chain shares one score: get < getNews < getNewsByTopic
-        ({"<D>.<A>.<Get>": -20.0, "<D>.<A>.<GetNews>": -19.0, "<D>.<A>.<GetNewsByTopic>": -0.5},
-         {"<D>.<A>.<Get>": 0.0, "<D>.<A>.<GetNews>": -5.0, "<D>.<A>.<GetNewsByTopic>": -9.0}, "<D>.<A>.<Get>"),
+        (
+            {"<D>.<A>.<Get>": -20.0, "<D>.<A>.<GetNews>": -19.0, "<D>.<A>.<GetNewsByTopic>": -0.5},
+            {"<D>.<A>.<Get>": 0.0, "<D>.<A>.<GetNews>": -5.0, "<D>.<A>.<GetNewsByTopic>": -9.0},
+            "<D>.<A>.<Get>",
+        ),
         # two names that extend a third but not each other keep their own scores between them
-        ({NEWS_ALL: -10.0, NEWS_TOPIC: -1.0, "<Data>.<Azure>.<GetNewsByDate>": -5.0},
-         {NEWS_ALL: -3.0, NEWS_TOPIC: -3.0, "<Data>.<Azure>.<GetNewsByDate>": 0.0}, NEWS_TOPIC),
+        (
+            {NEWS_ALL: -10.0, NEWS_TOPIC: -1.0, "<Data>.<Azure>.<GetNewsByDate>": -5.0},
+            {NEWS_ALL: -3.0, NEWS_TOPIC: -3.0, "<Data>.<Azure>.<GetNewsByDate>": 0.0},
+            NEWS_TOPIC,
+        ),
         # no bias: the model alone
         ({NEWS_ALL: -0.3, NEWS_TOPIC: -15.5}, {}, NEWS_ALL),
     ],

@@ -63,7 +63,6 @@ def sft_run(tiny_llama_dir, tmp_path_factory):
     return config, train.train_sft(config, sft_examples(), progress=False)
 
 
-
 # ---------------------------------------------------------------- data
 
 
@@ -151,7 +150,16 @@ def test_sft_trains_saves_and_reloads(sft_run, tiny_llama_dir):
 
 def test_sft_writes_run_records(sft_run):
     config, out = sft_run
-    for name in ("run_config.json", "versions.json", "data_hashes.json", "metrics.json", "log_history.json", "loss.html", "progress.json", "adapter_config.json"):
+    for name in (
+        "run_config.json",
+        "versions.json",
+        "data_hashes.json",
+        "metrics.json",
+        "log_history.json",
+        "loss.html",
+        "progress.json",
+        "adapter_config.json",
+    ):
         assert (out / name).exists(), name
     run = json.loads((out / "run_config.json").read_text())
     assert run["config"]["sft"]["max_steps"] == 3 and run["resolved"]["precision"] == "fp32"
@@ -308,10 +316,26 @@ def test_train_command_runs_both_stages_with_db_pairs(tiny_llama_dir, tmp_path, 
     monkeypatch.setattr(train, "load_db_pairs", fake_db_pairs)
     parser = argparse.ArgumentParser()
     train.add_train_arguments(parser)
-    args = parser.parse_args([
-        "all", "--config", str(ROOT / "assets" / "train" / "cpu.yaml"), "--data", str(data), "--out", str(tmp_path / "run"),
-        "--model", tiny_llama_dir, "--max-steps", "1", "--pairs-from-db", str(db), "--human-weight", "2", "--no-progress",
-    ])
+    args = parser.parse_args(
+        [
+            "all",
+            "--config",
+            str(ROOT / "assets" / "train" / "cpu.yaml"),
+            "--data",
+            str(data),
+            "--out",
+            str(tmp_path / "run"),
+            "--model",
+            tiny_llama_dir,
+            "--max-steps",
+            "1",
+            "--pairs-from-db",
+            str(db),
+            "--human-weight",
+            "2",
+            "--no-progress",
+        ]
+    )
     assert train.run_train_command(args) == 0
     assert seen["path"] == str(db)
     hashes = json.loads((tmp_path / "run" / "dpo" / "data_hashes.json").read_text())

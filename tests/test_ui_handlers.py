@@ -41,19 +41,29 @@ def first(services):
 
 
 def test_config_from_env(tmp_path):
-    c = AppConfig.from_env({"PETOOL_DB": str(tmp_path / "x.db"), "PETOOL_DEMO": "yes", "PETOOL_AUTH": "ann:pw,bob:pw2",
-                            "GRADIO_SERVER_PORT": "7999", "PETOOL_ADAPTER": "none"})
+    c = AppConfig.from_env(
+        {
+            "PETOOL_DB": str(tmp_path / "x.db"),
+            "PETOOL_DEMO": "yes",
+            "PETOOL_AUTH": "ann:pw,bob:pw2",
+            "GRADIO_SERVER_PORT": "7999",
+            "PETOOL_ADAPTER": "none",
+        }
+    )
     assert (c.demo, c.auth, c.server_port, c.adapter, c.ephemeral) == (True, [("ann", "pw"), ("bob", "pw2")], 7999, None, False)
     space = AppConfig.from_env({"SPACE_ID": "me/petool", "PETOOL_DB": str(tmp_path / "x.db")})
     assert space.demo and space.ephemeral and space.server_name == "0.0.0.0" and "ephemeral" in space.storage_notice
 
 
-@pytest.mark.parametrize("env, match", [
-    ({"PETOOL_DEMO": "maybe"}, "PETOOL_DEMO"),
-    ({"GRADIO_SERVER_PORT": "http"}, "GRADIO_SERVER_PORT"),
-    ({"PETOOL_QUEUE": "0"}, "PETOOL_QUEUE"),
-    ({"PETOOL_AUTH": "justaname"}, "PETOOL_AUTH"),
-])
+@pytest.mark.parametrize(
+    "env, match",
+    [
+        ({"PETOOL_DEMO": "maybe"}, "PETOOL_DEMO"),
+        ({"GRADIO_SERVER_PORT": "http"}, "GRADIO_SERVER_PORT"),
+        ({"PETOOL_QUEUE": "0"}, "PETOOL_QUEUE"),
+        ({"PETOOL_AUTH": "justaname"}, "PETOOL_AUTH"),
+    ],
+)
 def test_config_errors_name_the_variable(env, match):
     with pytest.raises(ValueError, match=match):
         AppConfig.from_env(env)
@@ -119,11 +129,14 @@ def test_build_a_history_from_scratch(services):
     assert loaded["query"] == d["query"] and loaded["ground_truth"]["tool_name"] == name
 
 
-@pytest.mark.parametrize("params, match", [
-    ("{bad", "not valid JSON"),
-    ("[1]", "JSON object"),
-    ('{"nope": 1}', "unknown parameter"),
-])
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ("{bad", "not valid JSON"),
+        ("[1]", "JSON object"),
+        ('{"nope": 1}', "unknown parameter"),
+    ],
+)
 def test_turn_parameters_are_validated(services, params, match):
     d = builder.blank_entry("ann")
     tool = next(t for t in services.catalog().values() if not t.required_parameters)
@@ -378,7 +391,7 @@ def test_training_disabled_in_demo(services):
         export.start_training(services, 5, None)
 
 
-FAKE_TRAINER = r'''
+FAKE_TRAINER = r"""
 import json, pathlib, sys, time
 out = pathlib.Path(sys.argv[1]) / "dpo"
 out.mkdir(parents=True, exist_ok=True)
@@ -387,7 +400,7 @@ for step in (1, 2, 3):
     time.sleep(0.3)
 (out / "log_history.json").write_text(json.dumps([{"step": s, "loss": 1.0 / s} for s in (1, 2, 3)]))
 print("trained")
-'''
+"""
 
 
 def test_training_job_runs_in_background_and_reports(services, tmp_path, monkeypatch):
@@ -493,8 +506,10 @@ def test_uploads_in_the_same_second_get_their_own_runs(services, tmp_path, monke
     monkeypatch.setattr(time, "strftime", lambda fmt, *args: "20250101-120000")  # both in one second
     first_run = write_run(tmp_path / "one", services.generated()[:3])
     second_run = write_run(tmp_path / "two", services.generated()[3:4])
-    ids = [dash.import_upload(services, [str(run / "predictions.jsonl")]).removeprefix("Imported run ").rstrip(".")
-           for run in (first_run, second_run)]
+    ids = [
+        dash.import_upload(services, [str(run / "predictions.jsonl")]).removeprefix("Imported run ").rstrip(".")
+        for run in (first_run, second_run)
+    ]
     assert ids[0] != ids[1] and all(i.startswith("upload-20250101-120000") for i in ids)
     assert [len(services.store.predictions([i])) for i in ids] == [6, 2]
 
@@ -609,16 +624,19 @@ def seven_labels(services):
 
     es = services.generated()
     d = [entry_to_dict(e) for e in es[:5]]
-    vote = lambda i, a, b, v, who="ann": compare.submit_label(services, compare.run_compare(services, d[i], "r", a, b), v, who)
-    first = vote(0, BASE, TUNED, "A")["labelled"]["id"]      # replaced by the re-vote below
-    vote(0, BASE, TUNED, "B")                                 # the pair
-    vote(1, BASE, TUNED, "tie")                               # a tie
-    vote(2, BASE, BASE, "A")                                  # identical calls
+
+    def vote(i, a, b, v, who="ann"):
+        return compare.submit_label(services, compare.run_compare(services, d[i], "r", a, b), v, who)
+
+    first = vote(0, BASE, TUNED, "A")["labelled"]["id"]  # replaced by the re-vote below
+    vote(0, BASE, TUNED, "B")  # the pair
+    vote(1, BASE, TUNED, "tie")  # a tie
+    vote(2, BASE, BASE, "A")  # identical calls
     test = {**d[3], "extra": {**d[3]["extra"], "split": "test"}}
     compare.submit_label(services, compare.run_compare(services, test, "r", BASE, TUNED), "B", "ann")
     no_gold = {**d[4], "ground_truth": {"tool_name": "", "parameters": {}}}
     compare.submit_label(services, compare.run_compare(services, no_gold, "r", BASE, TUNED), "both_bad", "ann")
-    vote(1, BASE, TUNED, "B", who="bob")                      # another annotator's pair
+    vote(1, BASE, TUNED, "B", who="bob")  # another annotator's pair
     return my, first
 
 
@@ -628,8 +646,10 @@ def test_my_labels_give_each_label_its_status_from_the_pair_builder(services):
     assert [r[0] for r in rows] == [6, 5, 4, 3, 2, 1]  # newest first, bob's label not among them
     status = {r[0]: r[-1] for r in rows}
     assert status == {
-        1: "replaced by a later vote (label #2) on the same calls", 2: "becomes 1 pair",
-        3: "a tie: no order between the two calls", 4: "identical calls: the chosen and the rejected call are the same",
+        1: "replaced by a later vote (label #2) on the same calls",
+        2: "becomes 1 pair",
+        3: "a tie: no order between the two calls",
+        4: "identical calls: the chosen and the rejected call are the same",
         5: "test data: labels on test entries never become training pairs",
         6: "both bad, and no gold call is known (type one to make a pair)",
     }
@@ -702,8 +722,11 @@ def test_dashboards_count_the_apps_comparisons_and_labels(services):
     acc, hist, bucket, cat, errs, verdicts, wins, table, status = dash.figures(services)
     assert sorted(row[:4] for row in table) == [["fake-base", "r", 3, "0.0%"], ["fake-base+fake-adapter", "r", 3, "100.0%"]]
     assert {t.name for t in acc.data} == {"fake-base", "fake-base+fake-adapter"} and "6 predictions" in status
-    by_name = {t.name: dict(zip(t.x, t.y)) for t in verdicts.data}
-    assert by_name == {"preferred": {"fake-base": 0, "fake-base+fake-adapter": 3}, "not preferred": {"fake-base": 3, "fake-base+fake-adapter": 0}}
+    by_name = {t.name: dict(zip(t.x, t.y, strict=False)) for t in verdicts.data}
+    assert by_name == {
+        "preferred": {"fake-base": 0, "fake-base+fake-adapter": 3},
+        "not preferred": {"fake-base": 3, "fake-base+fake-adapter": 0},
+    }
     [bar] = wins.data  # one bar per pair of models, not both directions
     assert list(bar.x) == [0.0] and len(bar.y) == 1 and "fake-base<br>over fake-base+fake-adapter" in bar.y[0]
     assert bar.error_x.array is not None

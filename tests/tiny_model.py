@@ -22,10 +22,10 @@ CHAT_TEMPLATE = (
 SPECIAL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<pad>"]
 
 _SENTENCES = [
-    'Your task is to use a tool that meets real-time user instructions.',
+    "Your task is to use a tool that meets real-time user instructions.",
     'Interaction history is: {"instruction": "Get the weather", "tool_call": {"tool_name": "<Weather>.<Open Meteo>.<forecast>", "parameters": {"city": "Paris"}}, "rating": 1}',
-    'Available tools you can call with input parameters are listed here:',
-    'Generate only the tool call in JSON format without any additional outputs.',
+    "Available tools you can call with input parameters are listed here:",
+    "Generate only the tool call in JSON format without any additional outputs.",
     '{"tool_name": "<Travel>.<flight | flight aggregator>.<flight>", "parameters": {}}',
 ]
 
@@ -99,5 +99,7 @@ def build_tiny_llama(path: str | Path, seed: int = 0, hidden_size: int = 32) -> 
 
 def chat_prompt_ids(tokenizer, text: str = "hello") -> list[int]:
     """Token ids of a one-message user chat with the generation prompt, as a model call starts."""
-    return tokenizer(tokenizer.apply_chat_template([{"role": "user", "content": text}], tokenize=False, add_generation_prompt=True),
-                     add_special_tokens=False)["input_ids"]
+    return tokenizer(
+        tokenizer.apply_chat_template([{"role": "user", "content": text}], tokenize=False, add_generation_prompt=True),
+        add_special_tokens=False,
+    )["input_ids"]

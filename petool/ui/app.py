@@ -1,9 +1,9 @@
 """Assemble the tabs into one gr.Blocks app and say how to launch it."""
 
-
 import datetime
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from petool.appconfig import AppConfig, env_table
 from petool.predictors import ModelSpec
@@ -27,25 +27,35 @@ KEYS_JS = """
 """
 """Keyboard shortcuts for labelling: they click the buttons with these elem_ids when visible."""
 
-BUSY_NOTE = ("One model is shared by every visitor and answers one request at a time; "
-             "when it is busy your request waits in the queue (its position shows on the output).")
+BUSY_NOTE = (
+    "One model is shared by every visitor and answers one request at a time; "
+    "when it is busy your request waits in the queue (its position shows on the output)."
+)
 
 
 def header(config: AppConfig, services: Services) -> str:
-    lines = ["# 🧰 petool — personalized tool learning workbench",
-             "Build a user's tool-use history, compare the base model with PEToolLLaMA, label which call the user "
-             "would prefer, turn labels into DPO pairs, and inspect where models go wrong."]
+    lines = [
+        "# 🧰 petool — personalized tool learning workbench",
+        "Build a user's tool-use history, compare the base model with PEToolLLaMA, label which call the user "
+        "would prefer, turn labels into DPO pairs, and inspect where models go wrong.",
+    ]
     # Where the files live is for operators (About, admins only): visitors learn whether data lasts.
-    notes = [config.storage_notice if not config.access_control else
-             "⚠️ Storage is ephemeral: data is lost when this Space restarts (admins can download it)." if config.ephemeral
-             else "Labels and entries are stored on this server."]
+    notes = [
+        config.storage_notice
+        if not config.access_control
+        else "⚠️ Storage is ephemeral: data is lost when this Space restarts (admins can download it)."
+        if config.ephemeral
+        else "Labels and entries are stored on this server."
+    ]
     if config.demo:
         notes.append("Demo mode: training, server-side imports and the database download are off.")
     if config.oauth:
         notes.append("Sign in with Hugging Face to label, save and export; your Hub name is stored with each label.")
     if config.password_login:
-        notes.append("Anyone can look around and run the models; log in (box below) to label, save, export or train. "
-                     "Your login name is stored with each label.")
+        notes.append(
+            "Anyone can look around and run the models; log in (box below) to label, save, export or train. "
+            "Your login name is stored with each label."
+        )
     elif config.auth:
         notes.append("Your login name is stored with each label.")
     notes.append(BUSY_NOTE)
@@ -88,19 +98,28 @@ def about(config: AppConfig, services: Services, user: str | None = None) -> str
     except Exception as exc:  # show the problem, never crash the page
         resolution = f"cannot resolve: {exc}"
     stats = services.store.stats()
-    return PAPER + "\n" + "\n".join([
-        "### Configuration (admins only)",
-        (f"- database: `{esc(config.db_path)}` ({'ephemeral' if config.ephemeral else 'persistent'}); exports and "
-         "database snapshots are handed only to whoever asked for them"),
-        f"- model: `{esc(config.model)}` → {esc(resolution)}",
-        f"- adapter: `{esc(config.adapter)}`; loaded: {esc(model.get('loaded'))}" + (f" ({esc(model.get('name'))})" if model.get("name") else ""),
-        f"- demo mode: {config.demo}; password login: {'whole app (gradio login page)' if config.auth_private else 'in the page' if config.auth else False}; "
-        f"Hugging Face sign-in: {config.oauth}; queue size: {config.queue_size}; time limit per model call: {config.max_call_s} s",
-        "- store: " + ", ".join(f"{k} {v}" for k, v in stats.items()),
-        "",
-        "### Environment variables",
-        env_table(),
-    ])
+    return (
+        PAPER
+        + "\n"
+        + "\n".join(
+            [
+                "### Configuration (admins only)",
+                (
+                    f"- database: `{esc(config.db_path)}` ({'ephemeral' if config.ephemeral else 'persistent'}); exports and "
+                    "database snapshots are handed only to whoever asked for them"
+                ),
+                f"- model: `{esc(config.model)}` → {esc(resolution)}",
+                f"- adapter: `{esc(config.adapter)}`; loaded: {esc(model.get('loaded'))}"
+                + (f" ({esc(model.get('name'))})" if model.get("name") else ""),
+                f"- demo mode: {config.demo}; password login: {'whole app (gradio login page)' if config.auth_private else 'in the page' if config.auth else False}; "
+                f"Hugging Face sign-in: {config.oauth}; queue size: {config.queue_size}; time limit per model call: {config.max_call_s} s",
+                "- store: " + ", ".join(f"{k} {v}" for k, v in stats.items()),
+                "",
+                "### Environment variables",
+                env_table(),
+            ]
+        )
+    )
 
 
 def adapter_training_figure(config: AppConfig):
@@ -117,8 +136,7 @@ def adapter_training_figure(config: AppConfig):
     return training_figure(training_logs(path), f"How the adapter was trained ({path.name})")
 
 
-def build_demo(config: AppConfig | None = None, services: Services | None = None,
-               predictor_factory: Callable[[], Any] | None = None):
+def build_demo(config: AppConfig | None = None, services: Services | None = None, predictor_factory: Callable[[], Any] | None = None):
     """The whole app. Nothing heavy happens here: the model loads on the first comparison.
 
     Args:
@@ -137,8 +155,10 @@ def build_demo(config: AppConfig | None = None, services: Services | None = None
 
         missing = [m for m in ("authlib", "itsdangerous") if importlib.util.find_spec(m) is None]
         if missing:  # fail closed: without them a public Space would let anyone label under any name
-            raise RuntimeError(f"Hugging Face sign-in needs gradio[oauth] ({', '.join(missing)} missing): "
-                               "add authlib and itsdangerous to requirements.txt, or set PETOOL_OAUTH=0")
+            raise RuntimeError(
+                f"Hugging Face sign-in needs gradio[oauth] ({', '.join(missing)} missing): "
+                "add authlib and itsdangerous to requirements.txt, or set PETOOL_OAUTH=0"
+            )
     services = services or Services(config, predictor_factory=predictor_factory)
     upload_guard = uploads.UploadGuard(config)
     export.sweep_exports()  # private export folders left by an earlier run of the app
@@ -148,19 +168,31 @@ def build_demo(config: AppConfig | None = None, services: Services | None = None
         gr.Markdown(header(config, services), elem_id="header")
         # This page session's in-app login (a SessionLogin or None), held by the server.
         session = gr.State(None)
-        gr.Markdown("**Start here:** load an example entry and run both models on it, then vote which call this user "
-                    "would prefer (type your name first to vote).", elem_id="start-help")
+        gr.Markdown(
+            "**Start here:** load an example entry and run both models on it, then vote which call this user "
+            "would prefer (type your name first to vote).",
+            elem_id="start-help",
+        )
         with gr.Row():
             start_btn = gr.Button("Start here: load an example and run it", variant="primary", elem_id="start-here", size="sm", scale=0)
             start_msg = gr.Markdown("", elem_id="start-msg")
         with gr.Row():
             if config.access_control:
                 # The login name is the annotator; the box only shows it (the server ignores it).
-                annotator = gr.Textbox(label="annotator (your login name)", placeholder="not signed in: you can look, not label",
-                                       interactive=False, scale=2, elem_id="annotator")
+                annotator = gr.Textbox(
+                    label="annotator (your login name)",
+                    placeholder="not signed in: you can look, not label",
+                    interactive=False,
+                    scale=2,
+                    elem_id="annotator",
+                )
             else:
-                annotator = gr.Textbox(label="annotator (required to label: your name, stored with every label, remembered in this browser)",
-                                       placeholder="required: type your name", scale=2, elem_id="annotator")
+                annotator = gr.Textbox(
+                    label="annotator (required to label: your name, stored with every label, remembered in this browser)",
+                    placeholder="required: type your name",
+                    scale=2,
+                    elem_id="annotator",
+                )
             if config.oauth:
                 gr.LoginButton(scale=1)
             gr.Markdown("Tabs: **Build** a history → **Compare & label** → **Pairs & training** → **Dashboards** / **Errors**.")
@@ -193,8 +225,12 @@ def build_demo(config: AppConfig | None = None, services: Services | None = None
         pairs_tab.select(ev["refresh"], ev["outputs"], ev["outputs"], api_visibility="private", queue=False)
         pairs_tab.select(with_user(my["refresh"], 3), [*my["inputs"], session], my["outputs"], api_visibility="private")
         errors_tab.select(e["refresh"], None, e["outputs"], api_visibility="private")
-        about_tab.select(with_user(lambda user: (about(config, services, user), adapter_training_figure(config)), 0), [session],
-                         [about_md, training_plot], api_visibility="private")
+        about_tab.select(
+            with_user(lambda user: (about(config, services, user), adapter_training_figure(config)), 0),
+            [session],
+            [about_md, training_plot],
+            api_visibility="private",
+        )
 
         # The typed annotator name lives in this browser's localStorage (a name, not a secret).
         remembered = gr.BrowserState("", storage_key="petool_annotator")
@@ -216,8 +252,9 @@ def build_demo(config: AppConfig | None = None, services: Services | None = None
             d, _ = builder.load_entry(services, services.sources()[0], pool[0].key)
             return d, gr.Tabs(selected="compare"), "r" if "r" in pool[0].settings else "p", ""
 
-        c["run_after"](start_btn.click(refusable(example, 4, 3), None, [entry_state, tabs, c["setting"], start_msg],
-                                       api_visibility="private"))
+        c["run_after"](
+            start_btn.click(refusable(example, 4, 3), None, [entry_state, tabs, c["setting"], start_msg], api_visibility="private")
+        )
         c["wire_cancel"]()
 
         def forget_session(request: gr.Request):
@@ -291,8 +328,9 @@ def login_box(config: AppConfig, session, annotator) -> list:
         password = gr.Textbox(label="password", type="password", scale=2, max_lines=1, elem_id="login-password")
         login_btn = gr.Button("Log in", scale=0, min_width=110, variant="primary", elem_id="login-btn")
         logout_btn = gr.Button("Log out", scale=0, min_width=110, visible=False, elem_id="logout-btn")
-        message = gr.Markdown("Not logged in: you can look around and run the models, but not label, save, export or train.",
-                              elem_id="login-msg")
+        message = gr.Markdown(
+            "Not logged in: you can look around and run the models, but not label, save, export or train.", elem_id="login-msg"
+        )
 
     # Why the latest login failed, printed by the .failure listener: gradio 6 shows no toast for
     # an event that skips the queue (see compare.py's verdicts for the same pattern).
@@ -305,25 +343,37 @@ def login_box(config: AppConfig, session, annotator) -> list:
         except ValueError as exc:
             problem["message"] = str(exc)
             raise gr.Error(toast_text(exc), print_exception=False) from None
-        return (SessionLogin(user), user, f"Logged in as **{md_text(user)}**: your labels carry this name.",
-                *shown(logged_in=True))
+        return (SessionLogin(user), user, f"Logged in as **{md_text(user)}**: your labels carry this name.", *shown(logged_in=True))
 
     def on_logout():
         return None, "", "Logged out.", *shown(logged_in=False)
 
     def shown(logged_in: bool):
         # The password box is emptied either way: it never travels back to the browser.
-        return (gr.update(visible=not logged_in), gr.update(value="", visible=not logged_in),
-                gr.update(visible=not logged_in), gr.update(visible=logged_in))
+        return (
+            gr.update(visible=not logged_in),
+            gr.update(value="", visible=not logged_in),
+            gr.update(visible=not logged_in),
+            gr.update(visible=logged_in),
+        )
 
     outputs = [session, annotator, message, name, password, login_btn, logout_btn]
     # "undocumented", not "public": the browser records the inputs of public events in its run
     # history (localStorage), and these inputs are a password (launch_kwargs turns that history
     # off as well). API clients may still call /login.
-    attempt = gr.on([login_btn.click, password.submit], on_login, [name, password, trouble], outputs, api_name="login",
-                    queue=False, show_progress="hidden", api_visibility="undocumented")
-    attempt.failure(lambda problem: f"⚠️ {md_text(problem.get('message', 'login failed'))}", trouble, message,
-                    api_visibility="private", queue=False)
+    attempt = gr.on(
+        [login_btn.click, password.submit],
+        on_login,
+        [name, password, trouble],
+        outputs,
+        api_name="login",
+        queue=False,
+        show_progress="hidden",
+        api_visibility="undocumented",
+    )
+    attempt.failure(
+        lambda problem: f"⚠️ {md_text(problem.get('message', 'login failed'))}", trouble, message, api_visibility="private", queue=False
+    )
     logout = logout_btn.click(on_logout, None, outputs, api_name="logout", queue=False, api_visibility="undocumented")
     return [attempt, logout]
 

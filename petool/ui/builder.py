@@ -4,7 +4,6 @@ The current entry travels between tabs as a plain dict (``schema.entry_to_dict``
 the handlers below take and return such dicts, so they run without gradio in tests.
 """
 
-
 import functools
 import json
 import random
@@ -44,7 +43,10 @@ def blank_entry(user: str = "", preferred: list[str] | None = None) -> dict:
 def entry_choices(services: Services, source: str) -> list[tuple[str, str]]:
     """(label, key) for the entry dropdown of a source."""
     if source == SAVED:
-        return [(f"{r['key']} — {(r['query'] or '')[:70]}" + (f" ({r['user']})" if r.get("user") else ""), r["key"]) for r in services.store.list_entries(SAVED)]
+        return [
+            (f"{r['key']} — {(r['query'] or '')[:70]}" + (f" ({r['user']})" if r.get("user") else ""), r["key"])
+            for r in services.store.list_entries(SAVED)
+        ]
     return [(f"{e.key} — {e.query[:70]}", e.key) for e in services.pool(source)]
 
 
@@ -95,7 +97,9 @@ def create_user(services: Services, name: str, profile: str, seed: int | None = 
         weights = user.weights
         preferred = sorted({cat.tool_by_key[k].name for k in preferred_tools(cat, user)})
     if not persist:
-        return blank_entry(name, preferred), f"User {md_text(repr(name))} (not saved: sign in to save): {profile} ({explanation}); prefers {len(preferred)} tools."
+        return blank_entry(
+            name, preferred
+        ), f"User {md_text(repr(name))} (not saved: sign in to save): {profile} ({explanation}); prefers {len(preferred)} tools."
     services.store.save_user(name, {"profile": profile, "weights": weights, "preferred_tools": preferred})
     return blank_entry(name, preferred), f"User {md_text(repr(name))} saved: {profile} ({explanation}); prefers {len(preferred)} tools."
 
@@ -141,7 +145,7 @@ def parse_params(text: str) -> dict:
     except json.JSONDecodeError as exc:
         raise ValueError(f"parameters are not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
     if not isinstance(value, dict):
-        raise ValueError("parameters must be a JSON object like {\"city\": \"Paris\"}")
+        raise ValueError('parameters must be a JSON object like {"city": "Paris"}')
     return value
 
 
@@ -195,7 +199,9 @@ def add_turn(services: Services, d: dict, setting: str, tool_name: str, instruct
     return _touch(d)
 
 
-def update_turn(services: Services, d: dict, setting: str, index: Any, tool_name: str, instruction: str, params_text: str, rating: Any = None) -> dict:
+def update_turn(
+    services: Services, d: dict, setting: str, index: Any, tool_name: str, instruction: str, params_text: str, rating: Any = None
+) -> dict:
     d = _copy(d)
     turns = _turns(d, setting)
     i = _index(turns, index)
@@ -299,8 +305,11 @@ def suggest_candidates(services: Services, d: dict, query: str, n: int = N_CANDI
     used = {t["tool_call"]["tool_name"] for turns in d.get("histories", {}).values() for t in turns if t.get("rating", 1) == 1}
     liked = [name for name in top if name in used]
     matched = f"Best match: {md_text(best.name)} (shared words: {md_text(', '.join(sorted(words & _words(best.name + ' ' + best.description))))})."
-    group = (f" The catalog puts {len(cluster)} candidates in its functional cluster (marked \"same function\")." if cluster
-             else " The catalog knows no other tool with its function, so no group is marked.")
+    group = (
+        f' The catalog puts {len(cluster)} candidates in its functional cluster (marked "same function").'
+        if cluster
+        else " The catalog knows no other tool with its function, so no group is marked."
+    )
     note = f" The history used {md_text(liked[0])}." if liked else ""
     return _touch(d), f"{len(names)} candidates. {matched}{group}{note}"
 
@@ -360,7 +369,13 @@ def turn_rows(d: dict, setting: str) -> list[list]:
     if setting == "none":
         return []
     return [
-        [i, t["instruction"], t["tool_call"]["tool_name"], json.dumps(t["tool_call"].get("parameters", {}), ensure_ascii=False), "" if t.get("rating") is None else t["rating"]]
+        [
+            i,
+            t["instruction"],
+            t["tool_call"]["tool_name"],
+            json.dumps(t["tool_call"].get("parameters", {}), ensure_ascii=False),
+            "" if t.get("rating") is None else t["rating"],
+        ]
         for i, t in enumerate((d.get("histories") or {}).get(setting, []), 1)
     ]
 
@@ -369,9 +384,15 @@ def candidate_rows(d: dict) -> list[list]:
     rows = []
     for i, c in enumerate(d.get("candidates") or [], 1):
         mark = "★ " if c["tool_name"] == (d.get("ground_truth") or {}).get("tool_name") else ""
-        rows.append([i, mark + c["tool_name"], (c.get("tool_description") or "")[:120],
-                     ", ".join(p["name"] for p in c.get("required_parameters", [])),
-                     ", ".join(p["name"] for p in c.get("optional_parameters", []))])
+        rows.append(
+            [
+                i,
+                mark + c["tool_name"],
+                (c.get("tool_description") or "")[:120],
+                ", ".join(p["name"] for p in c.get("required_parameters", [])),
+                ", ".join(p["name"] for p in c.get("optional_parameters", [])),
+            ]
+        )
     return rows
 
 
@@ -411,9 +432,11 @@ def _rating(value: Any, setting: str) -> int | None:
     return r if setting == "r" else None
 
 
-STOPWORDS = frozenset("""the and for with what whats what's which who how when where why are was were can could
+STOPWORDS = frozenset(
+    """the and for with what whats what's which who how when where why are was were can could
 would should will this that these those from into about your you our their there here have has had get
-give show tell find please want need some any all api apis tool tools""".split())
+give show tell find please want need some any all api apis tool tools""".split()
+)
 """Words too common to say which tool a query needs (two-letter words are dropped anyway)."""
 
 
@@ -449,7 +472,9 @@ def build(services: Services, entry_state, annotator, session):
             with gr.Accordion("Load an entry", open=True):
                 source = gr.Dropdown(sources, value=sources[0] if sources else None, label="source", elem_id="b-source")
                 first = entry_choices(services, sources[0]) if sources else []
-                key = gr.Dropdown(first, value=first[0][1] if first else None, label="entry", filterable=True, allow_custom_value=True, elem_id="b-entry")
+                key = gr.Dropdown(
+                    first, value=first[0][1] if first else None, label="entry", filterable=True, allow_custom_value=True, elem_id="b-entry"
+                )
                 load_btn = gr.Button("Load entry", elem_id="b-load")
             with gr.Accordion("New user", open=False):
                 profs = profiles()
@@ -461,8 +486,16 @@ def build(services: Services, entry_state, annotator, session):
             info = gr.Markdown(summary({}), elem_id="b-summary")
             status = gr.Markdown("")
     setting = gr.Radio(list(SETTINGS), value="p", label="history setting being edited", elem_id="b-setting")
-    turns = gr.Dataframe(headers=TURN_HEADERS, value=[], label="history (click a row to select it)", interactive=False, wrap=True,
-                         column_widths=["5%", "38%", "30%", "20%", "7%"], max_height=360, elem_id="b-turns")
+    turns = gr.Dataframe(
+        headers=TURN_HEADERS,
+        value=[],
+        label="history (click a row to select it)",
+        interactive=False,
+        wrap=True,
+        column_widths=["5%", "38%", "30%", "20%", "7%"],
+        max_height=360,
+        elem_id="b-turns",
+    )
     with gr.Row():
         turn_index = gr.Number(label="selected turn #", precision=0, value=None, minimum=1, scale=1, elem_id="b-turn-index")
         tool = gr.Dropdown(catalog_names, value=None, label="tool (from the catalog)", filterable=True, scale=3, elem_id="b-tool")
@@ -485,8 +518,15 @@ def build(services: Services, entry_state, annotator, session):
         query = gr.Textbox(label="query (the new instruction)", scale=4, elem_id="b-query")
         suggest_btn = gr.Button("Get candidates", scale=1, elem_id="b-suggest")
     query_msg = gr.Markdown("", elem_id="b-query-msg")
-    cands = gr.Dataframe(headers=CANDIDATE_HEADERS, value=[], label="candidates (★ = expected call)", interactive=False, wrap=True,
-                         column_widths=["5%", "35%", "34%", "13%", "13%"], elem_id="b-cands")
+    cands = gr.Dataframe(
+        headers=CANDIDATE_HEADERS,
+        value=[],
+        label="candidates (★ = expected call)",
+        interactive=False,
+        wrap=True,
+        column_widths=["5%", "35%", "34%", "13%", "13%"],
+        elem_id="b-cands",
+    )
     with gr.Row():
         cand_tool = gr.Dropdown(catalog_names, value=None, label="candidate tool", filterable=True, scale=3, elem_id="b-cand-tool")
         cand_add = gr.Button("Add candidate", scale=1)
@@ -531,14 +571,21 @@ def build(services: Services, entry_state, annotator, session):
         d, msg = create_user(services, name, prof, persist=bool(user) or not services.config.access_control)
         return (d, msg, *show(d, s), "")
 
-    create_btn.click(with_user(on_create, 3, refusal=(len(load_outs), 1)), [user_name, profile, setting, session], load_outs,
-                     api_name="create_user")
+    create_btn.click(
+        with_user(on_create, 3, refusal=(len(load_outs), 1)), [user_name, profile, setting, session], load_outs, api_name="create_user"
+    )
     setting.change(lambda d, s: turn_rows(d, s), [entry_state, setting], turns, api_visibility="private")
 
     def on_select(d, s, evt: gr.SelectData):
         row = evt.index[0] if isinstance(evt.index, (list, tuple)) else evt.index
         t = (d.get("histories") or {}).get(s, [])[row]
-        return row + 1, t["tool_call"]["tool_name"], t["instruction"], json.dumps(t["tool_call"]["parameters"], ensure_ascii=False), None if t.get("rating") is None else str(t["rating"])
+        return (
+            row + 1,
+            t["tool_call"]["tool_name"],
+            t["instruction"],
+            json.dumps(t["tool_call"]["parameters"], ensure_ascii=False),
+            None if t.get("rating") is None else str(t["rating"]),
+        )
 
     turns.select(on_select, [entry_state, setting], [turn_index, tool, instruction, params, rating], api_visibility="private")
     # Only a tool the user picks starts the example parameters (.input): selecting a row sets the
@@ -551,6 +598,7 @@ def build(services: Services, entry_state, annotator, session):
         def run(d, s, *args):
             new, msg = fn(d, s, *args)
             return (new, msg, *show(new, s))
+
         return refusable(run, len(outs), 1)
 
     def _add(d, s, name, ins, p, r):
@@ -578,6 +626,7 @@ def build(services: Services, entry_state, annotator, session):
             except ValueError as exc:
                 return (d, warning(exc), *show(d, s), i)
             return (new, f"Turn moved to #{j}.", *show(new, s), j)
+
         return run
 
     up_btn.click(mover(-1), [entry_state, setting, turn_index], [*outs, turn_index], api_visibility="private")
@@ -597,16 +646,26 @@ def build(services: Services, entry_state, annotator, session):
         def run(d, s, name):
             new = fn(d, name)
             return (new, msg, *show(new, s))
+
         return refusable(run, len(cand_outs), 1)
 
-    cand_add.click(cand_edit(lambda d, n: add_candidate(services, d, n), "Candidate added."), [entry_state, setting, cand_tool], cand_outs, api_visibility="private")
-    cand_del.click(cand_edit(remove_candidate, "Candidate removed."), [entry_state, setting, cand_tool], cand_outs, api_visibility="private")
+    cand_add.click(
+        cand_edit(lambda d, n: add_candidate(services, d, n), "Candidate added."),
+        [entry_state, setting, cand_tool],
+        cand_outs,
+        api_visibility="private",
+    )
+    cand_del.click(
+        cand_edit(remove_candidate, "Candidate removed."), [entry_state, setting, cand_tool], cand_outs, api_visibility="private"
+    )
 
     def on_gold(d, s, name, p):
         new = set_gold(services, d, name, p)
         return (new, "Expected call set.", *show(new, s))
 
-    gold_btn.click(refusable(on_gold, len(cand_outs), 1), [entry_state, setting, cand_tool, gold_params], cand_outs, api_visibility="private")
+    gold_btn.click(
+        refusable(on_gold, len(cand_outs), 1), [entry_state, setting, cand_tool, gold_params], cand_outs, api_visibility="private"
+    )
     cand_tool.input(lambda name: example_params(services.catalog().get(name)), cand_tool, gold_params, api_visibility="private")
 
     def on_preview(d, q, s, style):
@@ -626,5 +685,7 @@ def build(services: Services, entry_state, annotator, session):
             owner = owner.get("user_id")
         return d, save_entry(services, d, (owner if isinstance(owner, str) else None) or user or who)
 
-    save_btn.click(with_user(on_save, 3, refusal=(2, 1)), [entry_state, query, annotator, session], [entry_state, save_msg], api_name="save_entry")
+    save_btn.click(
+        with_user(on_save, 3, refusal=(2, 1)), [entry_state, query, annotator, session], [entry_state, save_msg], api_name="save_entry"
+    )
     return {"refresh": lambda d, s="p": show(d, s), "views": views, "setting": setting, "query": query}

@@ -23,8 +23,9 @@ import math
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Any
 
 from petool.store import check_annotator
 from petool.ui.render import md_text
@@ -222,8 +223,7 @@ class PasswordLogins:
         'ann'
     """
 
-    def __init__(self, pairs: list[tuple[str, str]], limits: LoginLimits = LoginLimits(),
-                 clock: Callable[[], float] = time.monotonic):
+    def __init__(self, pairs: list[tuple[str, str]], limits: LoginLimits = LoginLimits(), clock: Callable[[], float] = time.monotonic):
         self._passwords = {user: password.encode("utf-8") for user, password in pairs}
         self.throttle = LoginThrottle(limits, clock)
 
@@ -335,10 +335,10 @@ def with_user(fn: Callable, n_inputs: int, refusal: tuple[int, int] | None = Non
     params += [
         inspect.Parameter("session", inspect.Parameter.POSITIONAL_OR_KEYWORD),
         inspect.Parameter("request", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=gr.Request),
-        inspect.Parameter("profile", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=Optional[gr.OAuthProfile]),
+        inspect.Parameter("profile", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=gr.OAuthProfile | None),
     ]
     run.__signature__ = inspect.Signature(params)
-    run.__annotations__ = {"request": gr.Request, "profile": Optional[gr.OAuthProfile]}
+    run.__annotations__ = {"request": gr.Request, "profile": gr.OAuthProfile | None}
     run.__name__ = getattr(fn, "__name__", "handler")
     run.petool_with_user = True  # tests check that every such event gets the session State last
     return run

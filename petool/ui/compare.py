@@ -4,12 +4,12 @@ Model A / B are the base model and PEToolLLaMA (the same base in memory, adapter
 rule baseline. Blind mode shuffles the sides and hides the names until the verdict is in.
 """
 
-
 import json
 import random
 import uuid
-from typing import Callable
+from collections.abc import Callable
 
+from petool.models import DEFAULT_RANK_PRIOR_WEIGHT
 from petool.parsing import parse_call
 from petool.prompts import render_system_prompt
 from petool.schema import SETTINGS, ToolCall, entry_from_dict, entry_to_dict
@@ -18,10 +18,17 @@ from petool.store import VERDICTS
 from petool.ui.builder import checked_call
 from petool.ui.common import MAX_CANDIDATES, MAX_JSON_CHARS, MAX_TEXT_CHARS, MAX_TURNS, acting_user, check_text
 from petool.ui.render import call_html, candidates_html, esc, gold_known, history_html, md_text
-from petool.models import DEFAULT_RANK_PRIOR_WEIGHT
 from petool.ui.services import BASE, DEV, MAX_RANK_PRIOR, TUNED, Services
 
-TAGS = ["wrong function", "ignores preference", "wrong parameter names", "wrong parameter values", "invalid format", "hallucinated tool", "gold is debatable"]
+TAGS = [
+    "wrong function",
+    "ignores preference",
+    "wrong parameter names",
+    "wrong parameter values",
+    "invalid format",
+    "hallucinated tool",
+    "gold is debatable",
+]
 VERDICT_LABELS = {"A": "A is better", "B": "B is better", "tie": "Tie", "both_bad": "Both are bad"}
 
 
@@ -33,16 +40,29 @@ def judge(entry, setting: str, text: str) -> dict:
     parsed = parse_call(text)
     if gold_known(entry):
         score = score_call(entry, setting, parsed)
-        return {"call": score.call.to_json() if score.call else None, "error": score.error,
-                "tool_ok": score.tool_ok, "params_ok": score.params_ok}
+        return {
+            "call": score.call.to_json() if score.call else None,
+            "error": score.error,
+            "tool_ok": score.tool_ok,
+            "params_ok": score.params_ok,
+        }
     if parsed.call is None:
         return {"call": None, "error": parsed.error, "tool_ok": None, "params_ok": None}
     error = "unscored" if entry.candidate(parsed.call.tool_name) else "tool:hallucinated"
     return {"call": parsed.call.to_json(), "error": error, "tool_ok": None, "params_ok": None}
 
 
-def run_compare(services: Services, d: dict, setting: str, model_a: str, model_b: str, blind: bool = False,
-                seed: int | None = None, progress: Callable | None = None, rank_prior: float | None = None) -> dict:
+def run_compare(
+    services: Services,
+    d: dict,
+    setting: str,
+    model_a: str,
+    model_b: str,
+    blind: bool = False,
+    seed: int | None = None,
+    progress: Callable | None = None,
+    rank_prior: float | None = None,
+) -> dict:
     """Generate with both models on the entry; returns the comparison record the label is made of.
 
     In blind mode the two choices are shuffled (``swapped``), so "A" may be ``model_b``.
@@ -53,8 +73,17 @@ def run_compare(services: Services, d: dict, setting: str, model_a: str, model_b
     return result
 
 
-def iter_compare(services: Services, d: dict, setting: str, model_a: str, model_b: str, blind: bool = False,
-                 seed: int | None = None, progress: Callable | None = None, rank_prior: float | None = None):
+def iter_compare(
+    services: Services,
+    d: dict,
+    setting: str,
+    model_a: str,
+    model_b: str,
+    blind: bool = False,
+    seed: int | None = None,
+    progress: Callable | None = None,
+    rank_prior: float | None = None,
+):
     """``run_compare`` one side at a time: yields the record with side A only (``done`` False:
     shown while B runs, never voted on), then the whole record. Refusals raise before any model runs."""
     if not d:
@@ -91,10 +120,20 @@ def iter_compare(services: Services, d: dict, setting: str, model_a: str, model_
         if progress:
             progress((i, 2), desc=f"generating side {'AB'[i]}" + ("" if blind else f" ({choice})"))
         out = services.model.generate(choice, entry, setting, rank_prior)
-        side = {"choice": choice, "model": out.model, "raw": out.text, "latency_s": out.latency_s,
-                "prompt_tokens": out.prompt_tokens, "output_tokens": out.output_tokens, "model_error": out.error,
-                "note": out.note, "tool_choice": out.tool_choice}
-        side.update(judge(entry, setting, out.text) if not out.error else {"call": None, "error": "model:error", "tool_ok": None, "params_ok": None})
+        side = {
+            "choice": choice,
+            "model": out.model,
+            "raw": out.text,
+            "latency_s": out.latency_s,
+            "prompt_tokens": out.prompt_tokens,
+            "output_tokens": out.output_tokens,
+            "model_error": out.error,
+            "note": out.note,
+            "tool_choice": out.tool_choice,
+        }
+        side.update(
+            judge(entry, setting, out.text) if not out.error else {"call": None, "error": "model:error", "tool_ok": None, "params_ok": None}
+        )
         result = {**result, "sides": [*result["sides"], side], "done": i == len(choices) - 1}
         if result["done"]:
             services.record_sides(entry, setting, result["sides"])  # the dashboards count the app's scored answers
@@ -112,8 +151,10 @@ def stale_reason(result: dict | None, d: dict | None, setting: str | None) -> st
         return None
     current = entry_to_dict(entry_from_dict(d)) if d else None
     if current is None or current != result["entry"]:
-        return (f"this comparison was made on entry {result['entry'].get('entry_id')!r}, "
-                "and the page now shows another entry (or an edited one): run the comparison again")
+        return (
+            f"this comparison was made on entry {result['entry'].get('entry_id')!r}, "
+            "and the page now shows another entry (or an edited one): run the comparison again"
+        )
     if setting is not None and setting != result["setting"]:
         return f"this comparison was made in setting {result['setting']}, not {setting}: run it again"
     return None
@@ -151,8 +192,10 @@ SIDE_STATES = {"running": "running…", "waiting": "waiting (runs after A)", "ca
 
 def pending_card(label: str, state: str) -> str:
     """A side's card while its call is not there yet: ``state`` is a key of SIDE_STATES."""
-    return (f'<div class="pt-call pt-pending" data-state="{esc(state)}"><h4>{esc(label)}: {esc(SIDE_STATES[state])}</h4>'
-            '<p class="pt-muted">The call shows here as soon as this side is done.</p></div>')
+    return (
+        f'<div class="pt-call pt-pending" data-state="{esc(state)}"><h4>{esc(label)}: {esc(SIDE_STATES[state])}</h4>'
+        '<p class="pt-muted">The call shows here as soon as this side is done.</p></div>'
+    )
 
 
 def render_result(result: dict | None) -> tuple[str, str, str]:
@@ -172,9 +215,19 @@ def render_result(result: dict | None) -> tuple[str, str, str]:
             note = me["model_error"]
         elif me.get("note"):
             note = f"{me['note']}; {note}" if note else me["note"]
-        out.append(call_html(me["call"], title=side_title(result, i), other=None if other is None else other["call"], gold=gold,
-                             raw=me["raw"], error=me["error"], latency_s=me["latency_s"], note=note,
-                             compared=other is not None))
+        out.append(
+            call_html(
+                me["call"],
+                title=side_title(result, i),
+                other=None if other is None else other["call"],
+                gold=gold,
+                raw=me["raw"],
+                error=me["error"],
+                latency_s=me["latency_s"],
+                note=note,
+                compared=other is not None,
+            )
+        )
     lines = [f"Entry {md_text(entry.key)} · setting **{result['setting']}** · prompt style `{result['style']}`"]
     if not done:
         while len(out) < 2:
@@ -183,15 +236,20 @@ def render_result(result: dict | None) -> tuple[str, str, str]:
         return out[0], out[1], "  \n".join(lines)
     a, b = sides
     same = a["call"] == b["call"] and a["call"] is not None
-    legend = ("Green = matches the gold call, red = does not; ≠ marks what differs between A and B." if gold
-              else "Yellow = differs between A and B (this entry has no gold call).")
+    legend = (
+        "Green = matches the gold call, red = does not; ≠ marks what differs between A and B."
+        if gold
+        else "Yellow = differs between A and B (this entry has no gold call)."
+    )
     lines.append("Both sides made **the same call**." if same else legend)
-    for side_name, side in zip("AB", (a, b)):
+    for side_name, side in zip("AB", (a, b), strict=False):
         if side.get("note"):
             lines.append(f"Side {side_name} {md_text(side['note'])}.")
     if result.get("labelled"):
-        lines.append(f"Saved label #{result['labelled']['id']}: **{VERDICT_LABELS[result['labelled']['verdict']]}**"
-                     + (f" — A was {md_text(a['model'])}, B was {md_text(b['model'])}" if result["blind"] else ""))
+        lines.append(
+            f"Saved label #{result['labelled']['id']}: **{VERDICT_LABELS[result['labelled']['verdict']]}**"
+            + (f" — A was {md_text(a['model'])}, B was {md_text(b['model'])}" if result["blind"] else "")
+        )
     return out[0], out[1], "  \n".join(lines)
 
 
@@ -206,7 +264,7 @@ def render_scores(result: dict | None) -> str:
     if result["blind"] and not result["revealed"]:
         return SCORES_HIDDEN
     lines = []
-    for side_name, side in zip("AB", result["sides"]):
+    for side_name, side in zip("AB", result["sides"], strict=False):
         lines += tool_choice_lines(side_name, side.get("tool_choice"), (side.get("call") or {}).get("tool_name"))
     return "  \n".join(lines) or "*No scores: neither side chose its tool by log-likelihood.*"
 
@@ -258,8 +316,16 @@ def parse_gold(result: dict, text: str) -> ToolCall | None:
     return checked_call({}, value["tool_name"], json.dumps(value.get("parameters") or {}), entry.candidates)
 
 
-def submit_label(services: Services, result: dict | None, verdict: str, annotator: str, tags: list[str] | None = None,
-                 comment: str = "", gold: str = "", current: dict | None = None) -> dict:
+def submit_label(
+    services: Services,
+    result: dict | None,
+    verdict: str,
+    annotator: str,
+    tags: list[str] | None = None,
+    comment: str = "",
+    gold: str = "",
+    current: dict | None = None,
+) -> dict:
     """Append the verdict to the store; returns the result, now revealed and marked labelled.
 
     One vote per comparison: a labelled result is refused (run a new round instead). With the
@@ -272,8 +338,10 @@ def submit_label(services: Services, result: dict | None, verdict: str, annotato
         raise ValueError("the comparison is still running (or was cancelled): wait for both sides, or run it again")
     if result.get("labelled"):
         done = result["labelled"]
-        raise ValueError(f"this comparison already has a vote (label #{done['id']}: {VERDICT_LABELS[done['verdict']]}); "
-                         "run a new round (r) or go to the next entry (n) to vote again")
+        raise ValueError(
+            f"this comparison already has a vote (label #{done['id']}: {VERDICT_LABELS[done['verdict']]}); "
+            "run a new round (r) or go to the next entry (n) to vote again"
+        )
     if current is not None:
         reason = stale_reason(result, current, None)
         if reason:
@@ -289,9 +357,21 @@ def submit_label(services: Services, result: dict | None, verdict: str, annotato
     gold_call = parse_gold(result, check_text(gold, "the gold call", MAX_JSON_CHARS))
     a, b = result["sides"]
     label_id = services.store.add_label(
-        annotator=annotator, entry=entry_from_dict(result["entry"]), setting=result["setting"], prompt=result["prompt"],
-        model_a=a["model"], model_b=b["model"], call_a=a["call"], call_b=b["call"], raw_a=a["raw"], raw_b=b["raw"],
-        blind=result["blind"], verdict=verdict, tags=tags or [], comment=comment or "", gold_call=gold_call,
+        annotator=annotator,
+        entry=entry_from_dict(result["entry"]),
+        setting=result["setting"],
+        prompt=result["prompt"],
+        model_a=a["model"],
+        model_b=b["model"],
+        call_a=a["call"],
+        call_b=b["call"],
+        raw_a=a["raw"],
+        raw_b=b["raw"],
+        blind=result["blind"],
+        verdict=verdict,
+        tags=tags or [],
+        comment=comment or "",
+        gold_call=gold_call,
     )
     return {**result, "revealed": True, "labelled": {"id": label_id, "verdict": verdict}}
 
@@ -353,8 +433,14 @@ def build(services: Services, entry_state, annotator, session):
         model_a = gr.Dropdown(choices, value=BASE, label="model A", elem_id="c-model-a")
         model_b = gr.Dropdown(choices, value=TUNED, label="model B", elem_id="c-model-b")
         blind = gr.Checkbox(value=False, label="blind (hide and shuffle the models)", elem_id="c-blind")
-        rank_prior = gr.Slider(0, MAX_RANK_PRIOR, value=DEFAULT_RANK_PRIOR_WEIGHT, step=0.5, elem_id="c-rank-prior",
-                               label="ranking prior in the tool choice (0: each model chooses alone)")
+        rank_prior = gr.Slider(
+            0,
+            MAX_RANK_PRIOR,
+            value=DEFAULT_RANK_PRIOR_WEIGHT,
+            step=0.5,
+            elem_id="c-rank-prior",
+            label="ranking prior in the tool choice (0: each model chooses alone)",
+        )
     entry_html = gr.HTML(entry_view(None, "p"), elem_id="c-entry")
     with gr.Row():
         run_btn = gr.Button("Run comparison", variant="primary", elem_id="c-run", scale=3)
@@ -367,8 +453,10 @@ def build(services: Services, entry_state, annotator, session):
     with gr.Accordion("Scores: how each side chose its tool (log-likelihood + rank prior)", open=False, elem_id="c-scores-box"):
         scores = gr.Markdown("", elem_id="c-scores")
     with gr.Row():
-        btns = {v: gr.Button(f"{VERDICT_LABELS[v]} [{i}]", elem_id=f"verdict-{v.replace('_', '-')}", variant="secondary")
-                for i, v in enumerate(VERDICTS, 1)}
+        btns = {
+            v: gr.Button(f"{VERDICT_LABELS[v]} [{i}]", elem_id=f"verdict-{v.replace('_', '-')}", variant="secondary")
+            for i, v in enumerate(VERDICTS, 1)
+        }
     # The saved label, or why a verdict was refused: next to the buttons, never an error toast.
     label_msg = gr.Markdown("", elem_id="c-label-msg")
     with gr.Row():
@@ -426,9 +514,13 @@ def build(services: Services, entry_state, annotator, session):
 
     def busy(running: bool):
         """While a comparison runs only Cancel is live: no second run, no vote on the old cards."""
-        return (gr.update(interactive=not running), gr.update(interactive=running),
-                *(gr.update(interactive=not running) for _ in btns), gr.update(interactive=not running),
-                gr.update(interactive=not running))
+        return (
+            gr.update(interactive=not running),
+            gr.update(interactive=running),
+            *(gr.update(interactive=not running) for _ in btns),
+            gr.update(interactive=not running),
+            gr.update(interactive=not running),
+        )
 
     def after_run(result, d, s):  # also after a queue step that ran nothing: unlocking is harmless
         # The entry may change while the models run (Build, the queue): check again when they are done.
@@ -438,23 +530,29 @@ def build(services: Services, entry_state, annotator, session):
     def on_cancel(result):
         if result and result.get("done", True):
             return (gr.update(),) * 3 + (gr.update(),) + busy(False)
-        return (None, gr.update(), pending_card("B", "cancelled"),
-                "Cancelled: nothing to vote on. A model call already under way finishes in the background.", *busy(False))
+        return (
+            None,
+            gr.update(),
+            pending_card("B", "cancelled"),
+            "Cancelled: nothing to vote on. A model call already under way finishes in the background.",
+            *busy(False),
+        )
 
     def new_round():  # no verdict, no scores yet; only Cancel live
         return ("", "", *busy(True))
 
     start_evt = run_btn.click(new_round, None, [label_msg, scores, *controls], api_visibility="private", queue=False)
-    run_evt = start_evt.then(on_run, run_inputs, run_outs, concurrency_limit=1, concurrency_id="model", api_name="compare",
-                             show_progress_on=[summary])
+    run_evt = start_evt.then(
+        on_run, run_inputs, run_outs, concurrency_limit=1, concurrency_id="model", api_name="compare", show_progress_on=[summary]
+    )
     run_evt.then(after_run, [result_state, entry_state, setting], [*shown, *controls], api_visibility="private", queue=False)
     cancellable = [run_evt]
 
     def run_after(event):
         """Run the comparison after ``event`` (the page's "start here"), as "Run comparison" does."""
-        evt = (event.then(new_round, None, [label_msg, scores, *controls], api_visibility="private", queue=False)
-               .then(on_run, run_inputs, run_outs, concurrency_limit=1, concurrency_id="model", api_visibility="private",
-                     show_progress_on=[summary]))
+        evt = event.then(new_round, None, [label_msg, scores, *controls], api_visibility="private", queue=False).then(
+            on_run, run_inputs, run_outs, concurrency_limit=1, concurrency_id="model", api_visibility="private", show_progress_on=[summary]
+        )
         cancellable.append(evt)
         evt.then(after_run, [result_state, entry_state, setting], [*shown, *controls], api_visibility="private", queue=False)
 
@@ -467,7 +565,8 @@ def build(services: Services, entry_state, annotator, session):
                 raise ValueError(f"Not saved: {exc}") from None
             done = new["labelled"]
             saved = f"Saved label #{done['id']}: **{VERDICT_LABELS[verdict]}**" + (
-                f" — A was {md_text(new['sides'][0]['model'])}, B was {md_text(new['sides'][1]['model'])}" if new["blind"] else "")
+                f" — A was {md_text(new['sides'][0]['model'])}, B was {md_text(new['sides'][1]['model'])}" if new["blind"] else ""
+            )
             if not queue or pos >= len(queue):
                 return (*rendered(new), [], "", "", saved, gr.update(), gr.update(), pos, gr.update(), False, gr.update())
             # The queue moves on: the cards of the labelled entry go (they would sit under the
@@ -477,6 +576,7 @@ def build(services: Services, entry_state, annotator, session):
                 return (*rendered(new), [], "", "", saved, gr.update(), gr.update(), pos + 1, msg, False, gr.update())
             # The header is an output too: a State set by an event that skips the queue fires no .change.
             return (*no_result, [], "", "", saved, d_next, s_next, pos + 1, msg, True, entry_view(d_next, s_next))
+
         return with_user(run, 8, refusal=(len(verdict_outs), verdict_outs.index(label_msg)))
 
     def run_next(go, queue, pos, auto, d, s, a, b, bl, w, progress=gr.Progress()):
@@ -503,16 +603,28 @@ def build(services: Services, entry_state, annotator, session):
         """After ``event``, the queue's next comparison (when it runs automatically), cancellable;
         the controls wait only when the component ``runs`` says a comparison follows (a plain
         vote must leave the keys live, or a second vote would vanish instead of being refused)."""
-        evt = event.then(lambda go: busy(True) if go else (gr.update(),) * len(controls), runs, controls,
-                         api_visibility="private", queue=False)
-        evt = evt.then(fn, inputs, run_outs, concurrency_limit=1, concurrency_id="model", api_visibility="private",
-                         show_progress_on=[summary])
+        evt = event.then(
+            lambda go: busy(True) if go else (gr.update(),) * len(controls), runs, controls, api_visibility="private", queue=False
+        )
+        evt = evt.then(
+            fn, inputs, run_outs, concurrency_limit=1, concurrency_id="model", api_visibility="private", show_progress_on=[summary]
+        )
         cancellable.append(evt)
         evt.then(after_run, [result_state, entry_state, setting], [*shown, *controls], api_visibility="private", queue=False)
 
     for v, btn in btns.items():
-        then_run(btn.click(on_verdict(v), [result_state, annotator, tags, comment, gold, entry_state, queue_state, pos_state, session],
-                   verdict_outs, api_name=f"label_{v}", queue=False), run_next, [advanced, *queue_inputs], advanced)
+        then_run(
+            btn.click(
+                on_verdict(v),
+                [result_state, annotator, tags, comment, gold, entry_state, queue_state, pos_state, session],
+                verdict_outs,
+                api_name=f"label_{v}",
+                queue=False,
+            ),
+            run_next,
+            [advanced, *queue_inputs],
+            advanced,
+        )
 
     start_btn.click(refusable(gold_text, 1, 0), [result_state, start_from], gold, api_visibility="private")
 
@@ -530,20 +642,33 @@ def build(services: Services, entry_state, annotator, session):
         return pos + 1, d, s, msg, *no_result
 
     queue_outs = [queue_state, pos_state, entry_state, setting, q_status, *shown]
-    then_run(q_start.click(with_user(on_queue, 4, refusal=(len(queue_outs), queue_outs.index(q_status))),
-                   [q_source, q_settings, q_size, annotator, session], queue_outs, api_name="start_queue"), maybe_run, queue_inputs, q_auto)
+    then_run(
+        q_start.click(
+            with_user(on_queue, 4, refusal=(len(queue_outs), queue_outs.index(q_status))),
+            [q_source, q_settings, q_size, annotator, session],
+            queue_outs,
+            api_name="start_queue",
+        ),
+        maybe_run,
+        queue_inputs,
+        q_auto,
+    )
     skip_outs = [pos_state, entry_state, setting, q_status, *shown]
-    then_run(q_next.click(refusable(on_skip, len(skip_outs), skip_outs.index(q_status)), [queue_state, pos_state], skip_outs,
-                  api_visibility="private"), maybe_run, queue_inputs, q_auto)
+    then_run(
+        q_next.click(
+            refusable(on_skip, len(skip_outs), skip_outs.index(q_status)), [queue_state, pos_state], skip_outs, api_visibility="private"
+        ),
+        maybe_run,
+        queue_inputs,
+        q_auto,
+    )
     q_source.focus(lambda: gr.update(choices=services.sources()), None, q_source, api_visibility="private")
     # Adapters trained in the app (finished DPO jobs) join the choices as soon as their job ends.
     for dropdown in (model_a, model_b):
-        dropdown.focus(lambda: gr.update(choices=services.model.model_choices()), None, dropdown,
-                       api_visibility="private", queue=False)
+        dropdown.focus(lambda: gr.update(choices=services.model.model_choices()), None, dropdown, api_visibility="private", queue=False)
 
     def wire_cancel():
         """Call once every run event exists: Cancel stops whichever is under way."""
-        cancel_btn.click(on_cancel, result_state, [*shown[:4], *controls], cancels=cancellable, api_visibility="private",
-                         queue=False)
+        cancel_btn.click(on_cancel, result_state, [*shown[:4], *controls], cancels=cancellable, api_visibility="private", queue=False)
 
     return {"setting": setting, "run_after": run_after, "wire_cancel": wire_cancel}

@@ -19,8 +19,10 @@ from petool.ui.services import Services
 
 RUN_FILES = ("predictions.jsonl", "metrics.json", "config.json")
 TABLE_HEADERS = ["model", "setting", "n", "tool acc", "param acc", "both"]
-NO_PREDICTIONS = ("No scored answers yet: run a comparison on an entry with a known gold call (Compare & label), "
-                  "evaluate a model on a sample (Pairs & training), or import a run below.")
+NO_PREDICTIONS = (
+    "No scored answers yet: run a comparison on an entry with a known gold call (Compare & label), "
+    "evaluate a model on a sample (Pairs & training), or import a run below."
+)
 """What an empty chart says in the app: what to do here, no command line."""
 
 
@@ -64,12 +66,12 @@ def figures(services: Services, run_ids=None, models=None, settings=None) -> tup
     store = services.store
     _, fingerprint = store.prediction_summaries()
     chosen = (tuple(run_ids or ()), tuple(models or ()), tuple(settings or ()))
-    recs, predicted = store.memo(("dashboard predictions", chosen), fingerprint,
-                                 lambda: _prediction_figures(services, run_ids, models, settings))
+    recs, predicted = store.memo(
+        ("dashboard predictions", chosen), fingerprint, lambda: _prediction_figures(services, run_ids, models, settings)
+    )
     # Undone and edited labels no longer count (their replacement does).
     labels = [lab for lab in store.current_labels() if not lab.get("withdrawn")]
-    labelled = store.memo("dashboard labels", store.labels_stamp(),
-                          lambda: (dash.label_stats_figure(labels), dash.win_rate_figure(labels)))
+    labelled = store.memo("dashboard labels", store.labels_stamp(), lambda: (dash.label_stats_figure(labels), dash.win_rate_figure(labels)))
     status = f"{recs} predictions from {len(run_ids or []) or 'all'} run(s); {len(labels)} labels. " + predicted[-1]
     return (*predicted[:-2], *labelled, [list(r) for r in predicted[-2]], status)
 
@@ -77,7 +79,10 @@ def figures(services: Services, run_ids=None, models=None, settings=None) -> tup
 def _prediction_figures(services: Services, run_ids, models, settings) -> tuple[int, tuple]:
     """(number of records, (five figures, accuracy table, version warning)) for the chosen runs."""
     recs = records(services, run_ids, models, settings)
-    table = [[r["model"], r["setting"], r["n"], _pct(r["tool_acc"]), _pct(r["param_acc"]), _pct(r["both_acc"])] for r in aggregate(recs, ["model", "setting"])]
+    table = [
+        [r["model"], r["setting"], r["n"], _pct(r["tool_acc"]), _pct(r["param_acc"]), _pct(r["both_acc"])]
+        for r in aggregate(recs, ["model", "setting"])
+    ]
     return len(recs), (
         dash.accuracy_figure(recs, empty=NO_PREDICTIONS),
         dash.history_effect_figure(recs, empty=NO_PREDICTIONS),
@@ -108,7 +113,9 @@ def import_upload(services: Services, files: list | None, replace: bool = False)
     limit = services.config.max_upload_mb * 1024 * 1024
     for p in paths:
         if p.is_file() and p.stat().st_size > limit:
-            raise ValueError(f"{p.name} is {p.stat().st_size / 2**20:.1f} MB; the upload limit is {services.config.max_upload_mb} MB (PETOOL_MAX_UPLOAD_MB)")
+            raise ValueError(
+                f"{p.name} is {p.stat().st_size / 2**20:.1f} MB; the upload limit is {services.config.max_upload_mb} MB (PETOOL_MAX_UPLOAD_MB)"
+            )
     by_name = {p.name: p for p in paths}
     unknown = [p.name for p in paths if p.name not in RUN_FILES]
     if unknown:
@@ -166,13 +173,17 @@ def build(services: Services, session):
         wins = gr.Plot(label="win rate", elem_id="d-wins")
     table = gr.Dataframe(headers=TABLE_HEADERS, value=[], interactive=False, label="accuracy table", elem_id="d-table")
     with gr.Accordion("Import an evaluation run", open=False):
-        gr.Markdown("Upload the files of a `petool eval --out DIR` folder, or (outside demo mode) give the folder's path on this server. `petool eval --db` imports directly.")
+        gr.Markdown(
+            "Upload the files of a `petool eval --out DIR` folder, or (outside demo mode) give the folder's path on this server. `petool eval --db` imports directly."
+        )
         if services.config.access_control and not services.config.auth_private:
             gr.Markdown("Only signed-in users may upload: log in first, or the upload is refused.")
-        upload = gr.File(file_count="multiple", file_types=[".jsonl", ".json"], label="predictions.jsonl, metrics.json, config.json",
-                         elem_id="d-upload")
-        replace = gr.Checkbox(False, label="replace the stored run with the same id (config.json's run_id, or the folder's name)",
-                              elem_id="d-replace")
+        upload = gr.File(
+            file_count="multiple", file_types=[".jsonl", ".json"], label="predictions.jsonl, metrics.json, config.json", elem_id="d-upload"
+        )
+        replace = gr.Checkbox(
+            False, label="replace the stored run with the same id (config.json's run_id, or the folder's name)", elem_id="d-replace"
+        )
         up_btn = gr.Button("Import uploaded files", elem_id="d-import")
         path = gr.Textbox(label="server folder", interactive=not services.config.demo)
         path_btn = gr.Button("Import folder", interactive=not services.config.demo)
@@ -208,7 +219,15 @@ def build(services: Services, session):
             return f"⚠️ {md_text(str(exc))}"
 
     up_btn.click(with_user(on_upload, 2), [upload, replace, session], [import_msg, upload], api_visibility="private").then(
-        refresh_filters, None, [runs, models]).then(on_refresh, [runs, models, settings], outputs)
+        refresh_filters, None, [runs, models]
+    ).then(on_refresh, [runs, models, settings], outputs)
     path_btn.click(with_user(on_path, 2), [path, replace, session], import_msg, api_visibility="private").then(
-        refresh_filters, None, [runs, models]).then(on_refresh, [runs, models, settings], outputs)
-    return {"refresh": on_refresh, "inputs": [runs, models, settings], "outputs": outputs, "refresh_filters": refresh_filters, "filters": [runs, models]}
+        refresh_filters, None, [runs, models]
+    ).then(on_refresh, [runs, models, settings], outputs)
+    return {
+        "refresh": on_refresh,
+        "inputs": [runs, models, settings],
+        "outputs": outputs,
+        "refresh_filters": refresh_filters,
+        "filters": [runs, models],
+    }

@@ -1,6 +1,5 @@
 """Tab "Errors": a filterable table of stored predictions; a row opens its whole entry."""
 
-
 import json
 
 from petool.prompts import STYLES, render_system_prompt
@@ -12,9 +11,16 @@ HEADERS = ["id", "run", "model", "setting", "entry", "error", "category", "full 
 MAX_ROWS = 500
 
 
-def prediction_rows(services: Services, run_id: str | None = None, model: str | None = None, setting: str | None = None,
-                    error: str | None = None, category: str | None = None, bucket: str | None = None,
-                    only_wrong: bool = True) -> tuple[list[list], str]:
+def prediction_rows(
+    services: Services,
+    run_id: str | None = None,
+    model: str | None = None,
+    setting: str | None = None,
+    error: str | None = None,
+    category: str | None = None,
+    bucket: str | None = None,
+    only_wrong: bool = True,
+) -> tuple[list[list], str]:
     """Table rows of predictions matching the filters (at most MAX_ROWS), and a count line."""
     # The scored columns of every prediction, cached per change of the predictions: a filter
     # never loads raw outputs, and many visitors filtering cost one read of the table.
@@ -27,8 +33,21 @@ def prediction_rows(services: Services, run_id: str | None = None, model: str | 
         rows = [r for r in rows if history_bucket(r.get("history_length")) == bucket]
     if only_wrong:
         rows = [r for r in rows if not (r.get("tool_ok") and r.get("params_ok"))]
-    table = [[r["id"], r["run_id"], r["model"], r["setting"], r["entry_id"], r["error"], r.get("category") or "",
-              r.get("history_length"), _yn(r.get("tool_ok")), _yn(r.get("params_ok"))] for r in rows[:MAX_ROWS]]
+    table = [
+        [
+            r["id"],
+            r["run_id"],
+            r["model"],
+            r["setting"],
+            r["entry_id"],
+            r["error"],
+            r.get("category") or "",
+            r.get("history_length"),
+            _yn(r.get("tool_ok")),
+            _yn(r.get("params_ok")),
+        ]
+        for r in rows[:MAX_ROWS]
+    ]
     more = f" (showing the first {MAX_ROWS})" if len(rows) > MAX_ROWS else ""
     return table, f"{len(rows)} predictions{more}."
 
@@ -40,9 +59,14 @@ def _yn(v) -> str:
 def filter_choices(services: Services) -> dict[str, list]:
     rows, _ = services.store.prediction_summaries()
     pick = lambda k: sorted({str(r[k]) for r in rows if r.get(k) not in (None, "")})  # noqa: E731
-    return {"run": [r["id"] for r in services.store.runs()], "model": pick("model"), "setting": pick("setting"),
-            "error": pick("error"), "category": pick("category"),
-            "bucket": sorted({history_bucket(r.get("history_length")) for r in rows})}
+    return {
+        "run": [r["id"] for r in services.store.runs()],
+        "model": pick("model"),
+        "setting": pick("setting"),
+        "error": pick("error"),
+        "category": pick("category"),
+        "bucket": sorted({history_bucket(r.get("history_length")) for r in rows}),
+    }
 
 
 def inspect(services: Services, prediction_id: int) -> tuple[str, str, str, str]:
@@ -57,15 +81,26 @@ def inspect(services: Services, prediction_id: int) -> tuple[str, str, str, str]
     meaning = ERROR_CODES.get(pred["error"], "")
     if entry is None:
         note = "<p class='pt-muted'>The entry itself is not stored (its data file was not readable when the run was imported).</p>"
-        return note, "", pred.get("raw") or "", call_html(call, title="parsed call", error=pred["error"], note=meaning, latency_s=pred.get("latency_s"))
+        return (
+            note,
+            "",
+            pred.get("raw") or "",
+            call_html(call, title="parsed call", error=pred["error"], note=meaning, latency_s=pred.get("latency_s")),
+        )
     style = run.get("style") if run.get("style") in STYLES else "paper"
     prompt = render_system_prompt(entry, pred["setting"], style)
     if style != (run.get("style") or "paper"):
         prompt = f"(the run used style {run.get('style')!r}; shown in the paper style)\n" + prompt
     picks = {call["tool_name"]: "model"} if call else {}
     gold = entry.ground_truth.to_json()
-    diff = call_html(call, title=f"{esc(pred['model'])}'s call vs the gold call", gold=gold, error=pred["error"],
-                     latency_s=pred.get("latency_s"), note=meaning)
+    diff = call_html(
+        call,
+        title=f"{esc(pred['model'])}'s call vs the gold call",
+        gold=gold,
+        error=pred["error"],
+        latency_s=pred.get("latency_s"),
+        note=meaning,
+    )
     diff += call_html(gold, title="gold call")
     return entry_html(entry, pred["setting"], picks), prompt + "\n[user]\n" + entry.query, pred.get("raw") or "", diff
 
@@ -106,6 +141,7 @@ def build(services: Services):
         return guard(inspect)(services, int(values[row][0]))
 
     table.select(on_select, table, [detail, prompt, raw, diff], api_visibility="private")
+
     def inspect_prediction(prediction_id: int) -> str:
         """The entry html, prompt, raw output and diff of one prediction, as a JSON list."""
         return json.dumps(guard(inspect)(services, int(prediction_id)), ensure_ascii=False)
@@ -116,5 +152,7 @@ def build(services: Services):
         c = filter_choices(services)
         return [gr.update(choices=c[k]) for k in ("run", "model", "setting", "error", "category", "bucket")]
 
-    return {"refresh": lambda *a: (*refresh_choices(), *on_filter(None, None, None, None, None, None, True)),
-            "outputs": [run, model, setting, error, category, bucket, table, count]}
+    return {
+        "refresh": lambda *a: (*refresh_choices(), *on_filter(None, None, None, None, None, None, True)),
+        "outputs": [run, model, setting, error, category, bucket, table, count],
+    }

@@ -44,8 +44,9 @@ def pair_setting(source: str) -> str:
     return parts[2] if len(parts) > 2 else "?"
 
 
-def pair_rows(services: Services, both_bad: str = "ground_truth", conflicts: str = "drop",
-              page: float | None = 1) -> tuple[list[list], str]:
+def pair_rows(
+    services: Services, both_bad: str = "ground_truth", conflicts: str = "drop", page: float | None = 1
+) -> tuple[list[list], str]:
     """One page (PAIRS_PAGE_SIZE rows) of the pairs preview and a line of counts.
 
     The table is derived once per new label and policy (``Store.memo``) from the labels without
@@ -68,7 +69,7 @@ def pair_rows(services: Services, both_bad: str = "ground_truth", conflicts: str
     except (TypeError, ValueError, OverflowError):
         page = 1
     start = (page - 1) * PAIRS_PAGE_SIZE
-    shown = rows[start:start + PAIRS_PAGE_SIZE]
+    shown = rows[start : start + PAIRS_PAGE_SIZE]
     msg = accounting_line(status)
     if pages > 1:
         msg += f" Page {page} of {pages}: pairs {start + 1}–{start + len(shown)}."
@@ -169,8 +170,14 @@ def download_db(services: Services, user: str | None = None) -> str:
     return snapshot_db(services)
 
 
-def start_training(services: Services, max_steps: int | None, config_yaml: str | None, both_bad: str = "ground_truth",
-                   conflicts: str = "drop", command: list[str] | None = None) -> str:
+def start_training(
+    services: Services,
+    max_steps: int | None,
+    config_yaml: str | None,
+    both_bad: str = "ground_truth",
+    conflicts: str = "drop",
+    command: list[str] | None = None,
+) -> str:
     """Launch a DPO run on the labelled pairs from the configured adapter (not in demo mode)."""
     if services.config.demo:
         raise ValueError("Training is disabled in demo mode (PETOOL_DEMO=1).")
@@ -192,8 +199,9 @@ def start_training(services: Services, max_steps: int | None, config_yaml: str |
     return f"Started training job #{job_id} on {len(pairs)} pairs." + (f"\n\n⚠️ {warning}" if warning else "")
 
 
-def training_warning(services: Services, max_steps, config_yaml: str | None, both_bad: str = "ground_truth",
-                     conflicts: str = "drop") -> str:
+def training_warning(
+    services: Services, max_steps, config_yaml: str | None, both_bad: str = "ground_truth", conflicts: str = "drop"
+) -> str:
     """Said next to "Start DPO run" before it is clicked: why the run would be too small ("" if not)."""
     try:
         steps = int(max_steps) if max_steps else None
@@ -213,7 +221,9 @@ def job_view(services: Services):
         return "No training job yet.", empty_figure("DPO loss", "No training job yet.")
     job = jobs[0]
     pct = f"{100 * (job['progress'] or 0):.0f}%"
-    lines = [f"**Job #{job['id']}: {job['status']}** · {pct} · step {job['step'] or 0}/{job['total_steps'] or '?'} · started {job['created']}"]
+    lines = [
+        f"**Job #{job['id']}: {job['status']}** · {pct} · step {job['step'] or 0}/{job['total_steps'] or '?'} · started {job['created']}"
+    ]
     if job.get("message"):
         lines.append("```\n" + job["message"].replace("```", "'''") + "\n```")
     return "\n\n".join(lines), loss_figure(job["losses"], job["id"])
@@ -241,8 +251,10 @@ def build(services: Services, session):
 
     from petool.ui.common import require_user, with_user
 
-    gr.Markdown("Human labels become DPO pairs by one pure function (petool.pairs) with an explicit policy; "
-                "labels themselves are never changed. Labels on test entries (the real dev data) never become pairs.")
+    gr.Markdown(
+        "Human labels become DPO pairs by one pure function (petool.pairs) with an explicit policy; "
+        "labels themselves are never changed. Labels on test entries (the real dev data) never become pairs."
+    )
     with gr.Row():
         both_bad = gr.Radio(["ground_truth", "skip"], value="ground_truth", label="both bad → gold call chosen over both, or skip")
         conflicts = gr.Radio(["drop", "keep"], value="drop", label="contradicting pairs")
@@ -253,13 +265,14 @@ def build(services: Services, session):
     with gr.Row():
         fmt = gr.Radio(list(FORMATS), value="TRL JSONL", label="export format", info="; ".join(f"{k}: {v}" for k, v in FORMATS.items()))
         export_btn = gr.Button("Export pairs", variant="primary", elem_id="p-export")
-        db_btn = gr.Button("Download the database", elem_id="p-db",
-                           interactive=not (services.config.demo and not services.config.admins))
+        db_btn = gr.Button("Download the database", elem_id="p-db", interactive=not (services.config.demo and not services.config.admins))
     files = gr.File(label="download", interactive=False, elem_id="p-file")
     gr.Markdown("### DPO run on the labelled pairs")
     disabled = services.config.demo
     if disabled:
-        gr.Markdown("Training is disabled in demo mode (the default on a Space). Run locally with `PETOOL_DEMO=0`, or use `petool train dpo --pairs-from-db`.")
+        gr.Markdown(
+            "Training is disabled in demo mode (the default on a Space). Run locally with `PETOOL_DEMO=0`, or use `petool train dpo --pairs-from-db`."
+        )
     with gr.Row():
         steps = gr.Number(20, precision=0, minimum=1, label="max steps", interactive=not disabled)
         yaml = gr.Textbox("assets/train/cpu.yaml", label="training config", interactive=not disabled)
@@ -278,9 +291,15 @@ def build(services: Services, session):
     refresh.click(on_refresh, [both_bad, conflicts, page], [table, counts], api_name="pairs")
     if not disabled:
         for changed in (refresh.click, steps.change, yaml.change, both_bad.change, conflicts.change):
-            changed(lambda n, y, bb, cf: training_warning(services, n, y, bb, cf), [steps, yaml, both_bad, conflicts], size_md,
-                    api_visibility="private", queue=False)
+            changed(
+                lambda n, y, bb, cf: training_warning(services, n, y, bb, cf),
+                [steps, yaml, both_bad, conflicts],
+                size_md,
+                api_visibility="private",
+                queue=False,
+            )
     page.submit(on_refresh, [both_bad, conflicts, page], [table, counts], api_visibility="private")
+
     def on_export(user, f, bb, cf):
         require_user(services.config, user, "export pairs")
         return export_pairs(services, f, bb, cf)
@@ -297,16 +316,21 @@ def build(services: Services, session):
 
     export_btn.click(with_user(on_export, 3), [fmt, both_bad, conflicts, session], files, api_name="export_pairs")
     db_btn.click(with_user(lambda user: download_db(services, user), 0), [session], files, api_name="download_db")
+
     def poll():
         return (*job_view(services), gr.Timer(active=job_running(services)))
 
     train_btn.click(with_user(on_train, 4), [steps, yaml, both_bad, conflicts, session], job_md, api_name="train").success(
-        lambda: gr.Timer(active=True), None, timer, api_visibility="private")
+        lambda: gr.Timer(active=True), None, timer, api_visibility="private"
+    )
     stop_btn.click(with_user(on_stop, 0), [session], job_md, api_visibility="private")
     timer.tick(poll, None, [job_md, job_plot, timer], api_visibility="private", show_progress="hidden")
     gr.api(lambda_job_status(services), api_name="job_status")
-    return {"refresh": lambda: (*on_refresh("ground_truth", "drop"), *poll()), "outputs": [table, counts, job_md, job_plot, timer],
-            "policy": [both_bad, conflicts]}
+    return {
+        "refresh": lambda: (*on_refresh("ground_truth", "drop"), *poll()),
+        "outputs": [table, counts, job_md, job_plot, timer],
+        "policy": [both_bad, conflicts],
+    }
 
 
 def job_running(services: Services) -> bool:

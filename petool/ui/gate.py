@@ -17,10 +17,22 @@ from typing import Any
 
 from petool.ui.common import current_client
 
-ANONYMOUS_PATHS = frozenset({"/", "/login", "/login/", "/logout", "/favicon.ico", "/theme.css", "/robots.txt",
-                             "/manifest.json", "/gradio_api/theme.css", "/gradio_api/login_check",
-                             "/gradio_api/startup-events",  # launch() calls it before anyone logs in
-                             "/gradio_api/login_check/"})
+ANONYMOUS_PATHS = frozenset(
+    {
+        "/",
+        "/login",
+        "/login/",
+        "/logout",
+        "/favicon.ico",
+        "/theme.css",
+        "/robots.txt",
+        "/manifest.json",
+        "/gradio_api/theme.css",
+        "/gradio_api/login_check",
+        "/gradio_api/startup-events",  # launch() calls it before anyone logs in
+        "/gradio_api/login_check/",
+    }
+)
 """What gradio's login page loads besides its static files (the JavaScript and styles)."""
 ANONYMOUS_PREFIXES = ("/assets/", "/static/", "/svelte/", "/pwa_icon")
 
@@ -64,15 +76,20 @@ class PrivateGate:
         if path in ANONYMOUS_PATHS or path.startswith(ANONYMOUS_PREFIXES):
             return await self.app(scope, receive, send)
         body = json.dumps({"detail": "Not authenticated: log in first."}).encode()
-        await send({"type": "http.response.start", "status": 401,
-                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 401,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+            }
+        )
         await send({"type": "http.response.body", "body": body})
 
 
 def _app_path(scope) -> str:
     path, root = scope.get("path") or "/", scope.get("root_path") or ""
     if root and path.startswith(root):
-        path = path[len(root):] or "/"
+        path = path[len(root) :] or "/"
     return path
 
 

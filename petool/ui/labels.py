@@ -7,7 +7,6 @@ list and the pairs never disagree. Undo and edit go through ``Store.withdraw_lab
 on the server that the label belongs to the acting annotator.
 """
 
-
 from petool.pairs import LabelStatus, PairPolicy, explain_labels, pair_accounting
 from petool.store import VERDICTS
 from petool.ui.common import acting_user, warning
@@ -19,10 +18,18 @@ ANNOTATOR_HEADERS = ["annotator", "labels", "become pairs", "pairs", "not pairs"
 VERDICT_NAMES = {"A": "A better", "B": "B better", "tie": "tie", "both_bad": "both bad"}
 DEFAULT_POLICY = PairPolicy()
 REASON_NAMES = {
-    "undone": "undone", "edited": "edited", "test": "test data", "replaced": "replaced by a later vote",
-    "tie": "ties", "both_bad_no_gold": "both bad without a gold call", "both_bad_skipped": "both bad (skipped by the policy)",
-    "unparsed_winner": "winner did not parse", "identical": "identical calls", "nothing_rejected": "nothing to reject",
-    "duplicate": "duplicates of another label's pair", "conflict": "conflicting votes dropped by the policy",
+    "undone": "undone",
+    "edited": "edited",
+    "test": "test data",
+    "replaced": "replaced by a later vote",
+    "tie": "ties",
+    "both_bad_no_gold": "both bad without a gold call",
+    "both_bad_skipped": "both bad (skipped by the policy)",
+    "unparsed_winner": "winner did not parse",
+    "identical": "identical calls",
+    "nothing_rejected": "nothing to reject",
+    "duplicate": "duplicates of another label's pair",
+    "conflict": "conflicting votes dropped by the policy",
 }
 """Short names of the REASONS codes for the counts line (one per code: a test checks)."""
 
@@ -37,8 +44,10 @@ def statuses(services: Services, policy: PairPolicy) -> tuple[list[dict], dict[i
 def accounting_line(status: dict[int, LabelStatus]) -> str:
     """Markdown: n labels = labels that become pairs + one count per reason (every label once)."""
     counts = pair_accounting(status)
-    line = (f"{counts['labels']} label{'s' if counts['labels'] != 1 else ''} → **{counts['pairs']} DPO "
-            f"pair{'s' if counts['pairs'] != 1 else ''}** from {counts['with_pairs']} of them")
+    line = (
+        f"{counts['labels']} label{'s' if counts['labels'] != 1 else ''} → **{counts['pairs']} DPO "
+        f"pair{'s' if counts['pairs'] != 1 else ''}** from {counts['with_pairs']} of them"
+    )
     if counts["reasons"]:
         line += "; not pairs: " + ", ".join(f"{n} {REASON_NAMES[code]}" for code, n in counts["reasons"].items())
     return line + "."
@@ -51,9 +60,18 @@ def my_labels(services: Services, annotator: str, policy: PairPolicy = DEFAULT_P
     rows = []
     for lab in reversed(mine):
         st = status[lab["id"]]
-        rows.append([lab["id"], lab.get("created") or "", lab.get("entry_key") or "", lab.get("setting") or "",
-                     lab.get("model_a") or "", lab.get("model_b") or "", VERDICT_NAMES.get(lab.get("verdict"), lab.get("verdict")),
-                     st.text])
+        rows.append(
+            [
+                lab["id"],
+                lab.get("created") or "",
+                lab.get("entry_key") or "",
+                lab.get("setting") or "",
+                lab.get("model_a") or "",
+                lab.get("model_b") or "",
+                VERDICT_NAMES.get(lab.get("verdict"), lab.get("verdict")),
+                st.text,
+            ]
+        )
     if not mine:
         return [], f"No labels by {md_text(annotator)} yet: label a comparison in Compare & label."
     return rows, f"Your labels ({md_text(annotator)}): " + accounting_line({lab["id"]: status[lab["id"]] for lab in mine})
@@ -108,8 +126,10 @@ def build(services: Services, annotator, session, policy_inputs: list):
 
     from petool.ui.common import with_user
 
-    gr.Markdown("### My labels\nEvery label you gave, and what became of it: a DPO pair, or why not. "
-                "Pick a row to undo it or change its verdict (only your own labels).")
+    gr.Markdown(
+        "### My labels\nEvery label you gave, and what became of it: a DPO pair, or why not. "
+        "Pick a row to undo it or change its verdict (only your own labels)."
+    )
     with gr.Row():
         refresh = gr.Button("Show my labels", elem_id="l-refresh", scale=0, min_width=160)
         counts = gr.Markdown("", elem_id="l-counts")
@@ -146,12 +166,18 @@ def build(services: Services, annotator, session, policy_inputs: list):
             name = acting_user(services.config, who, user, "undo or edit labels")
             msg = undo_label(services, name, label_id) if action == "undo" else edit_label(services, name, label_id, new_verdict)
             return (msg, *view(user, who, both_bad, conflicts), None, None)
+
         return run
 
     act_outputs = [message, *outputs, number, verdict]
     for btn, action in ((undo_btn, "undo"), (edit_btn, "edit")):
-        btn.click(with_user(act(action), 5, refusal=(len(act_outputs), 0)), [*inputs, number, verdict, session], act_outputs,
-                  api_name=f"{action}_label", queue=False)
+        btn.click(
+            with_user(act(action), 5, refusal=(len(act_outputs), 0)),
+            [*inputs, number, verdict, session],
+            act_outputs,
+            api_name=f"{action}_label",
+            queue=False,
+        )
 
     def pick(evt: gr.SelectData):
         row = evt.row_value or []

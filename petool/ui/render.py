@@ -82,13 +82,15 @@ def param_rows(call: dict | None, other: dict | None = None, gold: dict | None =
         value = value_text(mine[n]) if n in mine else None
         other_value = value_text(theirs[n]) if theirs is not None and n in theirs else None
         gold_value = value_text(golds[n]) if golds is not None and n in golds else None
-        rows.append({
-            "name": n,
-            "value": value,
-            "gold": gold_value,
-            "differs": theirs is not None and value != other_value,
-            "wrong": golds is not None and value != gold_value,
-        })
+        rows.append(
+            {
+                "name": n,
+                "value": value,
+                "gold": gold_value,
+                "differs": theirs is not None and value != other_value,
+                "wrong": golds is not None and value != gold_value,
+            }
+        )
     return rows
 
 
@@ -121,7 +123,7 @@ def call_html(
     if note:
         parts.append(f'<span class="pt-muted">{esc(note)}</span>')
     if call is None:
-        parts.append('<p><b>No tool call could be parsed.</b></p>')
+        parts.append("<p><b>No tool call could be parsed.</b></p>")
     else:
         name = call.get("tool_name", "")
         differs = compared and name != (other or {}).get("tool_name")
@@ -176,7 +178,8 @@ def history_html(turns: list[Turn], setting: str, preferred: list[str] | None = 
     return (
         f"<p><b>History ({esc(SETTING_NAMES.get(setting, setting))}, {len(turns)} turns)</b></p>"
         "<div class='pt-scroll'><table class='pt-table pt-wide'><tr><th>#</th><th>instruction</th><th>tool</th><th>parameters</th><th>rating</th><th>preferred tool</th></tr>"
-        + "".join(rows) + "</table></div>"
+        + "".join(rows)
+        + "</table></div>"
     )
 
 
@@ -217,7 +220,8 @@ def candidates_html(entry: Entry, picks: dict[str, str] | None = None) -> str:
         f"<p><b>Candidates ({len(entry.candidates)})</b> <span class='pt-muted'>★ ground truth · ◆ same function · "
         "preferred: a tool the user prefers · * required</span></p>"
         "<div class='pt-scroll'><table class='pt-table pt-wide'><tr><th>mark</th><th>tool</th><th>description</th><th>parameters</th><th>picked by</th></tr>"
-        + "".join(rows) + "</table></div>"
+        + "".join(rows)
+        + "</table></div>"
     )
 
 
@@ -241,15 +245,13 @@ def entry_html(entry: Entry, setting: str, picks: dict[str, str] | None = None) 
     gold = (
         f"<div>gold call: <span class='pt-tool'>{esc(entry.ground_truth.tool_name)}</span> "
         f"<span class='pt-tool'>{esc(value_text(entry.ground_truth.parameters))}</span></div>"
-        if gold_known(entry) else "<div class='pt-muted'>gold call: unknown (a user-built entry)</div>"
+        if gold_known(entry)
+        else "<div class='pt-muted'>gold call: unknown (a user-built entry)</div>"
     )
     turns = entry.history(setting) if setting in entry.settings else []
     meta = f"entry {esc(entry.key)} · category {esc(entry.category or '?')} · {esc(history_length_text(entry.history_length, len(turns), setting))}"
     history = history_html(turns, setting, entry.preferred_tools)
-    return (
-        f"<div class='pt-muted'>{meta}</div><p><b>Query:</b> {esc(entry.query)}</p>{gold}"
-        f"{history}{candidates_html(entry, picks)}"
-    )
+    return f"<div class='pt-muted'>{meta}</div><p><b>Query:</b> {esc(entry.query)}</p>{gold}{history}{candidates_html(entry, picks)}"
 
 
 def notice(text: str) -> str:

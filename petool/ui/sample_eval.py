@@ -114,8 +114,10 @@ def sample_size(n: Any) -> int:
     if not math.isfinite(value) or value != int(value):
         raise ValueError(f"The sample size must be a whole number from 1 to {MAX_SAMPLE}, got {str(n)[:20]}.")
     if not 1 <= value <= MAX_SAMPLE:
-        raise ValueError(f"The sample size must be from 1 to {MAX_SAMPLE} entries (each costs a model call per setting "
-                         f"and model on the shared model), got {int(value)}.")
+        raise ValueError(
+            f"The sample size must be from 1 to {MAX_SAMPLE} entries (each costs a model call per setting "
+            f"and model on the shared model), got {int(value)}."
+        )
     return int(value)
 
 
@@ -147,8 +149,13 @@ def folder_name(model: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", model).strip("_") or "model"
 
 
-def run_sample(services: Services, request: SampleRequest, progress: Progress | None = None,
-               stop: threading.Event | None = None, seed: int = SAMPLE_SEED) -> SampleResult:
+def run_sample(
+    services: Services,
+    request: SampleRequest,
+    progress: Progress | None = None,
+    stop: threading.Event | None = None,
+    seed: int = SAMPLE_SEED,
+) -> SampleResult:
     """Evaluate the base, the shipped adapter and ``request.adapter`` on one sample and store
     each as a run (``sample-<id>:<model>``, replacing an earlier one of the same name).
 
@@ -168,8 +175,10 @@ def run_sample(services: Services, request: SampleRequest, progress: Progress | 
     try:
         entries = draw_sample(services.pool(request.pool), services.store.labelled_entry_keys(), request.n, seed)
         if not entries:
-            raise ValueError(f"No entry of {request.pool} is left to evaluate on: every one with a gold call has a label "
-                             "(labelled entries may be training pairs, so they are never in the sample).")
+            raise ValueError(
+                f"No entry of {request.pool} is left to evaluate on: every one with a gold call has a label "
+                "(labelled entries may be training pairs, so they are never in the sample)."
+            )
         sample = sample_id(entries, request.settings)
         folder = Path(services.config.db_path).resolve().parent / "evals" / f"sample-{sample}"
         _keep_entries(services, entries, f"sample:{sample}")
@@ -188,9 +197,22 @@ def run_sample(services: Services, request: SampleRequest, progress: Progress | 
                     raise EvaluationStopped("stopped: the page that started the evaluation has gone")
 
             run_dir = folder / folder_name(side.name)
-            evaluate(entries, request.settings, side, run_dir, progress=False, on_progress=advance,
-                     config={"sample": sample, "pool": request.pool, "seed": seed, "choice": choice,
-                             "entries": [e.key for e in entries], "source": "Pairs & training: evaluate on a sample"})
+            evaluate(
+                entries,
+                request.settings,
+                side,
+                run_dir,
+                progress=False,
+                on_progress=advance,
+                config={
+                    "sample": sample,
+                    "pool": request.pool,
+                    "seed": seed,
+                    "choice": choice,
+                    "entries": [e.key for e in entries],
+                    "source": "Pairs & training: evaluate on a sample",
+                },
+            )
             rid = run_id(sample, side.name)
             services.store.import_run(run_dir, run_id=rid, with_entries=False, replace=True)
             result.run_ids.append(rid)
@@ -222,9 +244,13 @@ def _pct(x: float) -> str:
 def summary(request: SampleRequest, result: SampleResult) -> str:
     """What the page says once an evaluation is done (markdown; names come from the app, not users)."""
     reused = [m for m, k in result.new_answers.items() if k == 0]
-    lines = [(f"**Done:** sample `{result.sample_id}`: {result.entries} entries of {request.pool} without a label, "
-              f"settings {', '.join(request.settings)}. Stored as runs {', '.join(f'`{r}`' for r in result.run_ids)}: "
-              "the Dashboards show them beside each other.")]
+    lines = [
+        (
+            f"**Done:** sample `{result.sample_id}`: {result.entries} entries of {request.pool} without a label, "
+            f"settings {', '.join(request.settings)}. Stored as runs {', '.join(f'`{r}`' for r in result.run_ids)}: "
+            "the Dashboards show them beside each other."
+        )
+    ]
     if reused:
         lines.append(f"Answers already on this sample were reused for {', '.join(reused)}.")
     return "\n\n".join(lines)
@@ -240,15 +266,24 @@ def build(services: Services, session) -> dict:
     from petool.ui.common import require_user, warning, with_user
 
     gr.Markdown("### Evaluate a trained adapter on a sample")
-    gr.Markdown("Runs the base, the shipped adapter and a finished DPO job's adapter on the same sample of entries that "
-                "no label refers to (so none was a training pair), scores them with petool's evaluation and stores "
-                "each as a run for the Dashboards. Each entry costs one call per setting and model on the shared model.")
+    gr.Markdown(
+        "Runs the base, the shipped adapter and a finished DPO job's adapter on the same sample of entries that "
+        "no label refers to (so none was a training pair), scores them with petool's evaluation and stores "
+        "each as a run for the Dashboards. Each entry costs one call per setting and model on the shared model."
+    )
     pools = pool_choices(services)
     with gr.Row(equal_height=True):
-        adapter = gr.Dropdown(list(services.job_adapters()), value=None, label="adapter (finished DPO jobs)",
-                              allow_custom_value=True, scale=2, elem_id="s-adapter")
-        pool = gr.Radio(pools, value=(DEV if DEV in pools else pools[0]) if pools else None, label="entries from",
-                        scale=2, elem_id="s-pool")
+        adapter = gr.Dropdown(
+            list(services.job_adapters()),
+            value=None,
+            label="adapter (finished DPO jobs)",
+            allow_custom_value=True,
+            scale=2,
+            elem_id="s-adapter",
+        )
+        pool = gr.Radio(
+            pools, value=(DEV if DEV in pools else pools[0]) if pools else None, label="entries from", scale=2, elem_id="s-pool"
+        )
         settings = gr.CheckboxGroup(list(ALL_SETTINGS), value=["r"], label="settings", scale=2, elem_id="s-settings")
         # No minimum/maximum here: gradio would refuse out-of-range values with an error
         # badge; check_request says why next to the button instead.
@@ -292,9 +327,9 @@ def build(services: Services, session) -> dict:
         result = outcome["result"]
         yield summary(req, result), result.rows
 
-    run_btn.click(with_user(check, 4), [adapter, pool, settings, size, session], [message, request], queue=False,
-                  api_visibility="private").then(run, [request], [message, table], api_visibility="private",
-                                                 show_progress="minimal")
+    run_btn.click(
+        with_user(check, 4), [adapter, pool, settings, size, session], [message, request], queue=False, api_visibility="private"
+    ).then(run, [request], [message, table], api_visibility="private", show_progress="minimal")
 
     def refresh_choices(current=None):
         jobs = list(services.job_adapters())
@@ -302,4 +337,3 @@ def build(services: Services, session) -> dict:
 
     adapter.focus(lambda a: refresh_choices(a), adapter, adapter, api_visibility="private", queue=False)
     return {"refresh": refresh_choices, "outputs": [adapter]}
-

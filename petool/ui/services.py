@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from petool.appconfig import AppConfig
+from petool.evaluate import BENCHMARK_VERSION
 from petool.models import DEFAULT_RANK_PRIOR_WEIGHT, ModelNotFound
 from petool.predictors import ModelSpec, Predictor, build_predictor
-from petool.evaluate import BENCHMARK_VERSION
 from petool.schema import Entry, Generation, Tool
 from petool.scoring import SCORER_VERSION
 from petool.store import Store
@@ -61,8 +62,9 @@ class ModelService:
             config); tests pass a scripted fake (a ``petool.predictors.Predictor``).
     """
 
-    def __init__(self, config: AppConfig, factory: Callable[[], Any] | None = None,
-                 extra_adapters: Callable[[], dict[str, Path]] | None = None):
+    def __init__(
+        self, config: AppConfig, factory: Callable[[], Any] | None = None, extra_adapters: Callable[[], dict[str, Path]] | None = None
+    ):
         self.config = config
         self._factory = factory
         self._extra_adapters = extra_adapters or dict
@@ -138,8 +140,10 @@ class ModelService:
             if gen.tool_scores:
                 side.tool_choice = {"scores": gen.tool_scores, "bias": gen.tool_bias or {}}
             if gen.timed_out:
-                side.note = (f"stopped at the time limit ({self.config.max_call_s} s per model call, PETOOL_MAX_CALL_S): "
-                             "the output is what the model wrote by then")
+                side.note = (
+                    f"stopped at the time limit ({self.config.max_call_s} s per model call, PETOOL_MAX_CALL_S): "
+                    "the output is what the model wrote by then"
+                )
             return side
         except Exception as exc:  # a failing model must not take the page down; show why
             log.exception("generation failed")
@@ -159,8 +163,7 @@ class ModelService:
             raise ValueError(f"the ranking prior's weight must be between 0 and {MAX_RANK_PRIOR}, got {weight}")
         with self._lock:  # one generation at a time on the shared model
             self._switch(predictor, choice, extra)
-            return predictor.generate(entry, setting, rank_prior=weight,
-                                      use_adapter=(choice != BASE) if predictor.has_adapter else None)
+            return predictor.generate(entry, setting, rank_prior=weight, use_adapter=(choice != BASE) if predictor.has_adapter else None)
 
     def side_predictor(self, choice: str) -> ChoicePredictor:
         """``choice`` of the shared model as a Predictor of its own (for ``petool.evaluate``)."""
@@ -211,8 +214,7 @@ class ChoicePredictor:
     def describe(self) -> dict:
         return {"name": self.name, "choice": self.choice}
 
-    def generate(self, entry: Entry, setting: str, *, rank_prior: float | None = None,
-                 use_adapter: bool | None = None) -> Generation:
+    def generate(self, entry: Entry, setting: str, *, rank_prior: float | None = None, use_adapter: bool | None = None) -> Generation:
         if use_adapter is not None:
             raise ValueError(f"{self.choice} is one side of the shared model; choose another side instead of use_adapter")
         return self.service.generation(self.choice, entry, setting, rank_prior)
@@ -225,8 +227,13 @@ def _side(predictor: Predictor, gen: Generation) -> SideResult:
 class Services:
     """Config + store + entry pools + model, built once by ``build_demo``."""
 
-    def __init__(self, config: AppConfig, store: Store | None = None, predictor_factory: Callable[[], Any] | None = None,
-                 generated: list[Entry] | None = None):
+    def __init__(
+        self,
+        config: AppConfig,
+        store: Store | None = None,
+        predictor_factory: Callable[[], Any] | None = None,
+        generated: list[Entry] | None = None,
+    ):
         self.config = config
         self.store = store or Store(config.db_path)
         self.model = ModelService(config, predictor_factory, extra_adapters=self.job_adapters)
@@ -303,12 +310,25 @@ class Services:
         for side in sides:
             if side.get("tool_ok") is None or side.get("model_error"):
                 continue
-            self.store.record_app_prediction({
-                "entry_id": entry.key, "setting": setting, "model": side["model"], "raw": side.get("raw"),
-                "call": side.get("call"), "tool_ok": side["tool_ok"], "params_ok": side.get("params_ok"),
-                "error": side.get("error"), "latency_s": side.get("latency_s"), "prompt_tokens": side.get("prompt_tokens"),
-                "output_tokens": side.get("output_tokens"), "category": entry.category, "history_length": entry.history_length,
-            }, scorer_version=SCORER_VERSION, benchmark_version=BENCHMARK_VERSION)
+            self.store.record_app_prediction(
+                {
+                    "entry_id": entry.key,
+                    "setting": setting,
+                    "model": side["model"],
+                    "raw": side.get("raw"),
+                    "call": side.get("call"),
+                    "tool_ok": side["tool_ok"],
+                    "params_ok": side.get("params_ok"),
+                    "error": side.get("error"),
+                    "latency_s": side.get("latency_s"),
+                    "prompt_tokens": side.get("prompt_tokens"),
+                    "output_tokens": side.get("output_tokens"),
+                    "category": entry.category,
+                    "history_length": entry.history_length,
+                },
+                scorer_version=SCORER_VERSION,
+                benchmark_version=BENCHMARK_VERSION,
+            )
 
     # -- the tool catalog
 

@@ -80,9 +80,11 @@ class UploadGuard:
         limit = config.max_uploads_total_mb * 2**20
         with self._lock:
             if kept + self._reserved + incoming > limit:
-                return 413, (f"Uploads are full: files waiting to be imported hold {(kept + self._reserved) / 2**20:.1f} MB "
-                             f"of the {config.max_uploads_total_mb} MB allowed (PETOOL_MAX_UPLOADS_TOTAL_MB). "
-                             "Import or wait for earlier uploads (they are deleted after an hour), then try again.")
+                return 413, (
+                    f"Uploads are full: files waiting to be imported hold {(kept + self._reserved) / 2**20:.1f} MB "
+                    f"of the {config.max_uploads_total_mb} MB allowed (PETOOL_MAX_UPLOADS_TOTAL_MB). "
+                    "Import or wait for earlier uploads (they are deleted after an hour), then try again."
+                )
             self._reserved += incoming
         return None
 
@@ -165,8 +167,13 @@ def _with_client_cookie(send):
 
 async def _plain(send, status: int, text: str) -> None:
     body = text.encode("utf-8")
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(body)).encode())]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(body)).encode())],
+        }
+    )
     await send({"type": "http.response.body", "body": body})
 
 
