@@ -23,9 +23,30 @@ KEYS_JS = """
     const el = id && document.getElementById(id);
     if (el && el.offsetParent !== null) { ev.preventDefault(); el.click(); }
   });
+  // Gradio 6.31's status tracker announces a finished event to screen readers as its raw
+  // translation key, missing from its English table: say it in words instead.
+  // (the keys are spelled in parts so that this script's own text never holds one)
+  const words = {[["common", "complete"].join(".")]: "Done", [["common", "error"].join(".")]: "Error"};
+  const inWords = (live) => {
+    if (!words[live.textContent.trim()]) return;
+    // Rewrite the text nodes in place, so nothing holds the raw key once this has run.
+    const walker = document.createTreeWalker(live, NodeFilter.SHOW_TEXT);
+    for (let t = walker.nextNode(); t; t = walker.nextNode()) if (words[t.data.trim()]) t.data = words[t.data.trim()];
+  };
+  const say = (node) => {
+    const el = node.nodeType === Node.TEXT_NODE ? node.parentElement : node;
+    if (!el || !el.closest) return;
+    const live = el.closest('[role="status"]');
+    if (live) inWords(live);
+    el.querySelectorAll('[role="status"]').forEach(inWords);  // a tracker inserted with its text
+  };
+  new MutationObserver((changes) => changes.forEach((c) => say(c.target)))
+    .observe(document.documentElement, {subtree: true, childList: true, characterData: true});
+  window.petoolStatusInWords = true;
 }
 """
-"""Keyboard shortcuts for labelling: they click the buttons with these elem_ids when visible."""
+"""Keyboard shortcuts for labelling (they click the buttons with these elem_ids when visible),
+and the status announcements in words."""
 
 BUSY_NOTE = (
     "One model is shared by every visitor and answers one request at a time; "
