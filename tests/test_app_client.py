@@ -70,7 +70,7 @@ def test_compare_label_export_roundtrip(app, client):
     assert (label["annotator"], label["verdict"]) == ("ann", "B")
     rows, counts = client.predict("ground_truth", "drop", api_name="/pairs")
     assert "1 label → **1 DPO pair** from 1 of them." in counts
-    path = client.predict("TRL JSONL", "ground_truth", "drop", api_name="/export_pairs")
+    path, _ = client.predict("TRL JSONL", "ground_truth", "drop", api_name="/export_pairs")
     path = path if isinstance(path, str) else path["path"]
     [exported] = services.store.preference_examples()
     assert json.loads(Path(path).read_text().splitlines()[0])["chosen"][0]["content"] == exported.chosen

@@ -399,7 +399,6 @@ def test_private_password_login_ties_labels_to_the_login_name(tmp_path):
 
 def test_anonymous_visitors_read_but_do_not_write(tmp_path):
     from gradio_client import Client
-    from gradio_client.exceptions import AppError
 
     config = AppConfig(db_path=str(tmp_path / "o.db"), data_path=None, demo=True)
     demo, url = _launch(config)
@@ -409,16 +408,16 @@ def test_anonymous_visitors_read_but_do_not_write(tmp_path):
         assert "Loaded entry" in client.predict("generated", "0", "p", api_name="/load_entry")[0]
         client.predict("p", "base", "PEToolLLaMA", False, api_name="/compare")  # reading and comparing: fine
         client.predict([], [], [], api_name="/dashboards")
+        # refusals answer normally with the reason next to their control
         for args, api in (
             (("TRL JSONL", "ground_truth", "drop"), "/export_pairs"),
             ((), "/download_db"),
             ((5, "", "ground_truth", "drop"), "/train"),
+            (("ann", [], "", ""), "/label_A"),
+            (("generated", ["p"], 3, "ann"), "/start_queue"),
         ):
-            with pytest.raises(AppError, match="Sign in with Hugging Face"):
-                client.predict(*args, api_name=api)
-        # refusals with a message next to their control answer normally, saying why
-        for args, api in ((("ann", [], "", ""), "/label_A"), (("generated", ["p"], 3, "ann"), "/start_queue")):
             out = client.predict(*args, api_name=api)
+            out = out if isinstance(out, (list, tuple)) else [out]
             assert any(isinstance(o, str) and "Sign in with Hugging Face" in o for o in out), (api, out)
         assert demo.petool_services.store.stats()["labels"] == 0
     finally:

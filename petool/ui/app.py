@@ -339,7 +339,7 @@ def login_box(config: AppConfig, session, annotator) -> list:
     """
     import gradio as gr
 
-    from petool.ui.common import PasswordLogins, SessionLogin, toast_text
+    from petool.ui.common import PasswordLogins, SessionLogin, refused
     from petool.ui.common import client_address as address_of
     from petool.ui.render import md_text
 
@@ -353,17 +353,11 @@ def login_box(config: AppConfig, session, annotator) -> list:
             "Not logged in: you can look around and run the models, but not label, save, export or train.", elem_id="login-msg"
         )
 
-    # Why the latest login failed, printed by the .failure listener: gradio 6 shows no toast for
-    # an event that skips the queue (see compare.py's verdicts for the same pattern).
-    trouble = gr.State(dict)
-
-    def on_login(typed_name, typed_password, problem, request: gr.Request):
-        problem.clear()
+    def on_login(typed_name, typed_password, request: gr.Request):
         try:
             user = logins.check(typed_name, typed_password, address_of(request))
-        except ValueError as exc:
-            problem["message"] = str(exc)
-            raise gr.Error(toast_text(exc), print_exception=False) from None
+        except ValueError as exc:  # a refused login is an answer beside the box, never an HTTP error
+            return refused(7, 2, exc)
         return (SessionLogin(user), user, f"Logged in as **{md_text(user)}**: your labels carry this name.", *shown(logged_in=True))
 
     def on_logout():
@@ -385,15 +379,12 @@ def login_box(config: AppConfig, session, annotator) -> list:
     attempt = gr.on(
         [login_btn.click, password.submit],
         on_login,
-        [name, password, trouble],
+        [name, password],
         outputs,
         api_name="login",
         queue=False,
         show_progress="hidden",
         api_visibility="undocumented",
-    )
-    attempt.failure(
-        lambda problem: f"⚠️ {md_text(problem.get('message', 'login failed'))}", trouble, message, api_visibility="private", queue=False
     )
     logout = logout_btn.click(on_logout, None, outputs, api_name="logout", queue=False, api_visibility="undocumented")
     return [attempt, logout]

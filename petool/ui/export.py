@@ -266,6 +266,7 @@ def build(services: Services, session):
         fmt = gr.Radio(list(FORMATS), value="TRL JSONL", label="export format", info="; ".join(f"{k}: {v}" for k, v in FORMATS.items()))
         export_btn = gr.Button("Export pairs", variant="primary", elem_id="p-export")
         db_btn = gr.Button("Download the database", elem_id="p-db", interactive=not (services.config.demo and not services.config.admins))
+    export_msg = gr.Markdown("", elem_id="p-export-msg")  # why an export or download was refused
     files = gr.File(label="download", interactive=False, elem_id="p-file")
     gr.Markdown("### DPO run on the labelled pairs")
     disabled = services.config.demo
@@ -302,7 +303,7 @@ def build(services: Services, session):
 
     def on_export(user, f, bb, cf):
         require_user(services.config, user, "export pairs")
-        return export_pairs(services, f, bb, cf)
+        return export_pairs(services, f, bb, cf), ""
 
     def on_train(user, n, y, bb, cf):
         require_user(services.config, user, "train")
@@ -314,16 +315,21 @@ def build(services: Services, session):
             raise ValueError("Training is disabled in demo mode (PETOOL_DEMO=1).")
         return stop_latest(services)
 
-    export_btn.click(with_user(on_export, 3), [fmt, both_bad, conflicts, session], files, api_name="export_pairs")
-    db_btn.click(with_user(lambda user: download_db(services, user), 0), [session], files, api_name="download_db")
+    # A refusal (not signed in, not an admin) answers with its reason beside the buttons, never an error.
+    export_btn.click(
+        with_user(on_export, 3, refusal=(2, 1)), [fmt, both_bad, conflicts, session], [files, export_msg], api_name="export_pairs"
+    )
+    db_btn.click(
+        with_user(lambda user: (download_db(services, user), ""), 0, refusal=(2, 1)), [session], [files, export_msg], api_name="download_db"
+    )
 
     def poll():
         return (*job_view(services), gr.Timer(active=job_running(services)))
 
-    train_btn.click(with_user(on_train, 4), [steps, yaml, both_bad, conflicts, session], job_md, api_name="train").success(
+    train_btn.click(with_user(on_train, 4, refusal=(1, 0)), [steps, yaml, both_bad, conflicts, session], job_md, api_name="train").success(
         lambda: gr.Timer(active=True), None, timer, api_visibility="private"
     )
-    stop_btn.click(with_user(on_stop, 0), [session], job_md, api_visibility="private")
+    stop_btn.click(with_user(on_stop, 0, refusal=(1, 0)), [session], job_md, api_visibility="private")
     timer.tick(poll, None, [job_md, job_plot, timer], api_visibility="private", show_progress="hidden")
     gr.api(lambda_job_status(services), api_name="job_status")
     return {
