@@ -30,8 +30,9 @@ I18N_WATCH_JS = """() => { window.__i18nKeys = [];
 """Records every raw i18n key the page ever shows, even for a moment (gradio's status tracker
 announces a finished event in a live region for a second)."""
 
-EMOJI_ONLY = ["👍", "👎", "✅", "✓", "✗"]
-"""Glyphs that carried meaning alone (ratings, checks) and render as boxes without an emoji font."""
+EMOJI_ONLY = ["👍", "👎", "✅", "✓", "✗", "🧰"]
+"""Glyphs that carried meaning alone (ratings, checks) or decorated the header, and render as boxes
+without an emoji font."""
 
 
 class SlowTuned(FakePredictor):

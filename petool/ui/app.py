@@ -56,7 +56,7 @@ BUSY_NOTE = (
 
 def header(config: AppConfig, services: Services) -> str:
     lines = [
-        "# 🧰 petool — personalized tool learning workbench",
+        "# petool — personalized tool learning workbench",
         "Build a user's tool-use history, compare the base model with PEToolLLaMA, label which call the user "
         "would prefer, turn labels into DPO pairs, and inspect where models go wrong.",
     ]
