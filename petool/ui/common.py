@@ -76,13 +76,13 @@ def refusable(fn: Callable, n_outputs: int, message_at: int) -> Callable:
     return run
 
 
-def refused(n_outputs: int, message_at: int, reason: Any) -> tuple:
+def refused(n_outputs: int, message_at: int, reason: Any) -> Any:
     """Outputs of a refused event: all unchanged but the message, a warning saying ``reason``."""
     import gradio as gr
 
     out: list[Any] = [gr.update() for _ in range(n_outputs)]
     out[message_at] = warning(reason)
-    return tuple(out)
+    return tuple(out) if n_outputs > 1 else out[0]  # gradio takes a lone output's value bare
 
 
 def warning(reason: Any) -> str:
