@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from petool.evaluate import read_run_folder
+from petool.label_rules import LABEL_SUMMARY_COLUMNS, check_annotator, check_label_fields, check_verdict
 from petool.migrations import apply_migrations
 from petool.pairs import PairPolicy, pairs_from_labels
 from petool.schema import (
-    ALL_SETTINGS,
     Entry,
     PreferenceExample,
     ToolCall,
@@ -30,17 +30,7 @@ from petool.schema import (
 )
 from petool.sqlite_file import SqliteFile
 
-VERDICTS = ("A", "B", "tie", "both_bad")
-"""A better, B better, tie, both bad."""
-
 JOB_STATUSES = ("queued", "running", "done", "failed", "cancelled")
-
-LABEL_SETTINGS = ALL_SETTINGS
-MAX_ANNOTATOR_CHARS = 100
-MAX_COMMENT_CHARS = 5_000
-MAX_TAGS = 20
-MAX_TAG_CHARS = 100
-"""Limits on what one label may hold: a label is a judgement, not a file store."""
 
 
 def now() -> str:
@@ -70,27 +60,6 @@ def _call_json(call: Any) -> str | None:
 
 
 # ---------------------------------------------------------------- the store
-
-
-LABEL_SUMMARY_COLUMNS = (
-    "id",
-    "annotator",
-    "created",
-    "entry_key",
-    "setting",
-    "query",
-    "prompt",
-    "model_a",
-    "model_b",
-    "call_a",
-    "call_b",
-    "raw_a",
-    "raw_b",
-    "blind",
-    "verdict",
-    "gold_call",
-)
-"""What the pairs and the dashboards read of a label: everything but its stored entry, tags and comment."""
 
 
 class Store(SqliteFile):
@@ -376,19 +345,13 @@ class Store(SqliteFile):
     ) -> int:
         """Append one human judgement; returns its id. Nothing ever updates or deletes it."""
         annotator = check_annotator(annotator)
-        if verdict not in VERDICTS:
-            raise ValueError(f"unknown verdict {verdict!r}; valid: {', '.join(VERDICTS)}")
-        if setting not in LABEL_SETTINGS:
-            raise ValueError(f"unknown setting {setting!r}; valid: {', '.join(LABEL_SETTINGS)}")
-        tags = list(tags or [])
-        if len(tags) > MAX_TAGS or not all(isinstance(t, str) and 0 < len(t) <= MAX_TAG_CHARS for t in tags):
-            raise ValueError(f"tags must be at most {MAX_TAGS} non-empty strings of at most {MAX_TAG_CHARS} characters")
-        comment = comment or ""
-        if not isinstance(comment, str) or len(comment) > MAX_COMMENT_CHARS:
-            raise ValueError(f"the comment must be text of at most {MAX_COMMENT_CHARS} characters")
-        for name, value in (("prompt", prompt), ("model_a", model_a), ("model_b", model_b), ("raw_a", raw_a), ("raw_b", raw_b)):
-            if value is not None and not isinstance(value, str):
-                raise ValueError(f"a label's {name} must be text, got {type(value).__name__}")
+        tags, comment = check_label_fields(
+            verdict=verdict,
+            setting=setting,
+            tags=tags,
+            comment=comment,
+            texts={"prompt": prompt, "model_a": model_a, "model_b": model_b, "raw_a": raw_a, "raw_b": raw_b},
+        )
         return self._insert(
             "labels",
             {
@@ -510,9 +473,7 @@ class Store(SqliteFile):
                 raise ValueError(f"label #{label_id} was already {how}")
             new_id = None
             if replacement is not None:
-                verdict = replacement.get("verdict")
-                if verdict not in VERDICTS:
-                    raise ValueError(f"unknown verdict {verdict!r}; valid: {', '.join(VERDICTS)}")
+                verdict = check_verdict(replacement.get("verdict"))
                 copy = {k: v for k, v in label.items() if k != "id"}
                 copy.update(created=now(), verdict=verdict)
                 if "gold_call" in replacement:
@@ -631,15 +592,3 @@ def _prediction_row(p: dict, run_id: str, cols: list[str]) -> list:
     for k in ("tool_ok", "params_ok"):
         p[k] = None if p.get(k) is None else int(bool(p[k]))
     return [p.get(c) for c in cols]
-
-
-def check_annotator(name: Any) -> str:
-    """The annotator name, stripped; ValueError when empty, too long or holding control characters."""
-    name = name.strip() if isinstance(name, str) else ""
-    if not name:
-        raise ValueError("a label needs an annotator name")
-    if len(name) > MAX_ANNOTATOR_CHARS:
-        raise ValueError(f"the annotator name is longer than {MAX_ANNOTATOR_CHARS} characters")
-    if any(ord(ch) < 32 or ord(ch) == 127 for ch in name):
-        raise ValueError("the annotator name must not contain control characters (newlines, tabs, ...)")
-    return name

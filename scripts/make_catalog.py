@@ -33,7 +33,8 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from petool.catalog import render_template, validate_catalog  # noqa: E402
+from petool.catalog import render_template  # noqa: E402
+from petool.catalog_validation import validate_catalog  # noqa: E402
 
 FORMAT = "petool-catalog/1"
 

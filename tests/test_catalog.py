@@ -13,15 +13,14 @@ import pytest
 
 from petool.catalog import (
     DEFAULT_CATALOG,
-    CatalogError,
     attribute_goodness,
     import_toolbench,
     load_catalog,
     parse_catalog,
     render_template,
     score_tool,
-    validate_catalog,
 )
+from petool.catalog_validation import CatalogError, validate_catalog
 from petool.catalog_variants import narrowed_name, with_copied_apis, with_narrowed_apis
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -14,9 +14,10 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from petool.formats import entry_from_json, load_entries
+from petool.label_rules import LABEL_SETTINGS, VERDICTS
 from petool.parsing import parse_call
 from petool.schema import Entry, ToolCall, entry_to_dict
-from petool.store import LABEL_SETTINGS, VERDICTS, Store
+from petool.store import Store
 from petool.ui import builder, compare
 from tests.test_store import make_entry
 

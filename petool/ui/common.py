@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from petool.store import check_annotator
+from petool.label_rules import check_annotator
 from petool.ui.render import md_text
 
 log = logging.getLogger(__name__)

@@ -9,12 +9,12 @@ import random
 import uuid
 from collections.abc import Callable
 
+from petool.label_rules import VERDICTS
 from petool.models import DEFAULT_RANK_PRIOR_WEIGHT
 from petool.parsing import parse_call
 from petool.prompts import render_system_prompt
 from petool.schema import SETTINGS, ToolCall, entry_from_dict, entry_to_dict
 from petool.scoring import ERROR_CODES, score_call
-from petool.store import VERDICTS
 from petool.ui.builder import checked_call
 from petool.ui.common import MAX_CANDIDATES, MAX_JSON_CHARS, MAX_TEXT_CHARS, MAX_TURNS, acting_user, check_text
 from petool.ui.render import call_html, candidates_html, esc, gold_known, history_html, md_text

@@ -7,8 +7,8 @@ list and the pairs never disagree. Undo and edit go through ``Store.withdraw_lab
 on the server that the label belongs to the acting annotator.
 """
 
+from petool.label_rules import VERDICTS
 from petool.pairs import LabelStatus, PairPolicy, explain_labels, pair_accounting
-from petool.store import VERDICTS
 from petool.ui.common import acting_user, warning
 from petool.ui.render import md_text
 from petool.ui.services import Services
