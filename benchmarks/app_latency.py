@@ -143,7 +143,7 @@ def main() -> int:
     try:
         client = Client(url, verbose=False, download_files=False)
         keys = [e.key for e in services.generated()]
-        from petool.ui.builder import example_params
+        from petool.ui.entry_edits import example_params
 
         tool = next(iter(services.catalog().values()))
         TOOL[:] = [tool.name, example_params(tool)]

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from petool.appconfig import AppConfig
-from petool.ui.builder import example_params
+from petool.ui.entry_edits import example_params
 from tests.app_fakes import FakePredictor, launch_for_test
 
 CHROMIUM = Path("/usr/bin/chromium")

@@ -18,7 +18,7 @@ from petool.label_rules import LABEL_SETTINGS, VERDICTS
 from petool.parsing import parse_call
 from petool.schema import Entry, ToolCall, entry_to_dict
 from petool.store import Store
-from petool.ui import builder, compare
+from petool.ui import compare, entry_edits
 from tests.test_store import make_entry
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -123,7 +123,7 @@ def test_load_entries_reads_any_bytes_or_says_why_not(data):
 @given(text=st.text(max_size=100))
 def test_parameter_text_is_a_dict_or_a_clear_error(text):
     try:
-        value = builder.parse_params(text)
+        value = entry_edits.parse_params(text)
     except ValueError as exc:
         assert "JSON" in str(exc)
         return

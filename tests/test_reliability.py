@@ -282,13 +282,13 @@ def test_store_refuses_bad_annotators(annotator, match, tmp_path):
 
 
 def test_empty_and_huge_queries_are_refused_before_the_model(services):
-    from petool.ui import builder
+    from petool.ui import entry_edits
 
-    d = builder.blank_entry("ann")
+    d = entry_edits.blank_entry("ann")
     with pytest.raises(ValueError, match="Type a query"):
-        builder.suggest_candidates(services, d, "   ")
+        entry_edits.suggest_candidates(services, d, "   ")
     with pytest.raises(ValueError, match="query is too long"):
-        builder.suggest_candidates(services, d, "weather " * 1000)
+        entry_edits.suggest_candidates(services, d, "weather " * 1000)
     e = entry_to_dict(services.generated()[0])
     e["query"] = "x" * 3000
     with pytest.raises(ValueError, match="query is too long"):

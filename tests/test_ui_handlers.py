@@ -14,7 +14,7 @@ import pytest
 from petool import jobs
 from petool.appconfig import AppConfig, parse_auth
 from petool.schema import Tool, entry_from_dict, entry_to_dict
-from petool.ui import builder, compare, dash, errors, export
+from petool.ui import compare, dash, entry_edits, errors, export
 from petool.ui.render import call_html, esc, param_rows
 from petool.ui.services import BASE, GENERATED, SAVED, TUNED, Services, _build_generated
 from tests.app_fakes import FakePredictor
@@ -94,38 +94,38 @@ def test_param_rows_mark_type_sensitive_differences():
 
 
 def test_build_a_history_from_scratch(services):
-    d, msg = builder.create_user(services, "ann", "privacy-first", seed=1)
+    d, msg = entry_edits.create_user(services, "ann", "privacy-first", seed=1)
     assert "ann" in msg and d["preferred_tools"]
     assert services.store.get_user("ann")["profile"]["profile"] == "privacy-first"
     cat = services.catalog()
     tool = next(t for t in cat.values() if t.required_parameters)
-    params = builder.example_params(tool)
-    d = builder.add_turn(services, d, "r", tool.name, "do the thing", params, "0")
+    params = entry_edits.example_params(tool)
+    d = entry_edits.add_turn(services, d, "r", tool.name, "do the thing", params, "0")
     other = next(t for t in cat.values() if not t.required_parameters)
-    d = builder.add_turn(services, d, "r", other.name, "another thing", "{}", "1")
+    d = entry_edits.add_turn(services, d, "r", other.name, "another thing", "{}", "1")
     assert [t["rating"] for t in d["histories"]["r"]] == [0, 1]
-    d = builder.rate_turn(d, "r", 1, "1")
-    d, pos = builder.move_turn(d, "r", 2, -1)
+    d = entry_edits.rate_turn(d, "r", 1, "1")
+    d, pos = entry_edits.move_turn(d, "r", 2, -1)
     assert pos == 1 and d["histories"]["r"][0]["instruction"] == "another thing"
-    d = builder.update_turn(services, d, "r", 2, tool.name, "edited", params, "0")
-    d, msg = builder.derive_settings(d, "r")
+    d = entry_edits.update_turn(services, d, "r", 2, tool.name, "edited", params, "0")
+    d, msg = entry_edits.derive_settings(d, "r")
     assert len(d["histories"]["p"]) == 1 and [t["instruction"] for t in d["histories"]["c"]] == ["edited", "another thing"]
     assert "rating" not in d["histories"]["c"][0]
-    d = builder.delete_turn(d, "r", 1)
+    d = entry_edits.delete_turn(d, "r", 1)
     assert len(d["histories"]["r"]) == 1
-    d, msg = builder.suggest_candidates(services, d, "Get the current weather in Paris")
-    assert len(d["candidates"]) == builder.N_CANDIDATES and "candidates" in msg
+    d, msg = entry_edits.suggest_candidates(services, d, "Get the current weather in Paris")
+    assert len(d["candidates"]) == entry_edits.N_CANDIDATES and "candidates" in msg
     name = d["candidates"][0]["tool_name"]
-    d = builder.remove_candidate(d, name)
-    d = builder.add_candidate(services, d, name)
+    d = entry_edits.remove_candidate(d, name)
+    d = entry_edits.add_candidate(services, d, name)
     gold_tool = entry_from_dict(d).candidate(name)
-    d = builder.set_gold(services, d, name, builder.example_params(gold_tool))
-    system, user = builder.preview_prompt(d, "r", "paper")
+    d = entry_edits.set_gold(services, d, name, entry_edits.example_params(gold_tool))
+    system, user = entry_edits.preview_prompt(d, "r", "paper")
     assert "with user's binary ratings" in system and user == "Get the current weather in Paris"
-    assert "Saved entry" in builder.save_entry(services, d, "ann")
+    assert "Saved entry" in entry_edits.save_entry(services, d, "ann")
     [row] = services.store.list_entries(SAVED)
     assert row["user"] == "ann"
-    loaded, _ = builder.load_entry(services, SAVED, row["key"])
+    loaded, _ = entry_edits.load_entry(services, SAVED, row["key"])
     assert loaded["query"] == d["query"] and loaded["ground_truth"]["tool_name"] == name
 
 
@@ -138,39 +138,39 @@ def test_build_a_history_from_scratch(services):
     ],
 )
 def test_turn_parameters_are_validated(services, params, match):
-    d = builder.blank_entry("ann")
+    d = entry_edits.blank_entry("ann")
     tool = next(t for t in services.catalog().values() if not t.required_parameters)
     with pytest.raises(ValueError, match=match):
-        builder.add_turn(services, d, "p", tool.name, "x", params)
+        entry_edits.add_turn(services, d, "p", tool.name, "x", params)
 
 
 def test_validate_params_types():
     from petool.schema import Parameter
 
     tool = Tool("<A>.<B>.<c>", required_parameters=[Parameter("n", "NUMBER")], optional_parameters=[Parameter("flag", "BOOLEAN")])
-    assert builder.validate_params(tool, {"n": 3}) == []
-    assert builder.validate_params(tool, {}) == ["missing required parameter 'n'"]
-    assert "must be a number" in builder.validate_params(tool, {"n": "3"})[0]
-    assert "true or false" in builder.validate_params(tool, {"n": 1, "flag": "yes"})[0]
+    assert entry_edits.validate_params(tool, {"n": 3}) == []
+    assert entry_edits.validate_params(tool, {}) == ["missing required parameter 'n'"]
+    assert "must be a number" in entry_edits.validate_params(tool, {"n": "3"})[0]
+    assert "true or false" in entry_edits.validate_params(tool, {"n": 1, "flag": "yes"})[0]
 
 
 def test_builder_errors_are_clear(services):
-    d = builder.blank_entry("x")
+    d = entry_edits.blank_entry("x")
     with pytest.raises(ValueError, match="Select a turn"):
-        builder.delete_turn(d, "p", None)
+        entry_edits.delete_turn(d, "p", None)
     with pytest.raises(ValueError, match="no turn #3"):
-        builder.delete_turn(d, "p", 3)
+        entry_edits.delete_turn(d, "p", 3)
     with pytest.raises(ValueError, match="Type a query"):
-        builder.suggest_candidates(services, d, "  ")
+        entry_edits.suggest_candidates(services, d, "  ")
     with pytest.raises(ValueError, match="unknown tool"):
-        builder.add_turn(services, d, "p", "<No>.<Such>.<tool>", "x", "{}")
+        entry_edits.add_turn(services, d, "p", "<No>.<Such>.<tool>", "x", "{}")
 
 
 def test_load_generated_entry(services):
     e = first(services)
-    d, msg = builder.load_entry(services, GENERATED, e.key)
-    assert d["query"] == e.query and builder.turn_rows(d, "p") and builder.candidate_rows(d)
-    assert "★" in "".join(r[1] for r in builder.candidate_rows(d))
+    d, msg = entry_edits.load_entry(services, GENERATED, e.key)
+    assert d["query"] == e.query and entry_edits.turn_rows(d, "p") and entry_edits.candidate_rows(d)
+    assert "★" in "".join(r[1] for r in entry_edits.candidate_rows(d))
 
 
 # ---------------------------------------------------------------- compare and label
@@ -256,7 +256,7 @@ def test_one_vote_per_comparison_and_only_on_its_own_entry(services):
     assert compare.stale_reason(result, d, "p") is None
     assert "another entry" in compare.stale_reason(result, entry_to_dict(other), "p")
     assert "setting p, not r" in compare.stale_reason(result, d, "r")
-    edited = builder.delete_turn(d, "p", 1)  # the same entry, edited in Build after the run
+    edited = entry_edits.delete_turn(d, "p", 1)  # the same entry, edited in Build after the run
     assert "another entry" in compare.stale_reason(result, edited, "p")
     with pytest.raises(ValueError, match="another entry"):
         compare.submit_label(services, result, "A", "ann", current=entry_to_dict(other))
@@ -296,8 +296,8 @@ def test_model_failure_is_shown_not_raised(services):
 
 
 def test_user_built_entry_without_gold(services):
-    d = builder.blank_entry("ann")
-    d, _ = builder.suggest_candidates(services, d, "weather forecast for Paris")
+    d = entry_edits.blank_entry("ann")
+    d, _ = entry_edits.suggest_candidates(services, d, "weather forecast for Paris")
     result = compare.run_compare(services, d, "p", BASE, "baseline:nohistory")
     assert {s["error"] for s in result["sides"]} <= {"unscored", "tool:hallucinated"}
 
@@ -774,8 +774,8 @@ def test_a_finished_jobs_adapter_becomes_a_compare_choice(services, tmp_path, mo
 def test_candidates_group_by_what_the_catalog_knows(services):
     """Issue 30 #8: the "same function" group is the matched API's catalog cluster, the status
     escapes tool names (they look like HTML tags), and nothing is called preferred without a history."""
-    d = builder.blank_entry("ann", preferred=["SkyCast Pro", "OpenMeteoHub"])  # a hidden profile's tools
-    d, msg = builder.suggest_candidates(services, d, "What's the current weather in Madrid?")
+    d = entry_edits.blank_entry("ann", preferred=["SkyCast Pro", "OpenMeteoHub"])  # a hidden profile's tools
+    d, msg = entry_edits.suggest_candidates(services, d, "What's the current weather in Madrid?")
     best = re.search(r"Best match: (.+?) \(shared words", msg).group(1)
     assert best.startswith("&lt;Weather&gt;.")  # escaped, so the markdown shows the whole name
     name = html.unescape(best)
@@ -786,7 +786,7 @@ def test_candidates_group_by_what_the_catalog_knows(services):
         assert name in d["cluster"] and set(d["cluster"]) <= set(known)
     assert "history" not in msg  # the profile's tools are not shown anywhere: no "preferred" claim
     with pytest.raises(ValueError, match="no content words"):
-        builder.suggest_candidates(services, d, "what is the")
+        entry_edits.suggest_candidates(services, d, "what is the")
 
 
 def test_history_length_says_full_vs_embedded():

@@ -8,7 +8,7 @@ from typing import Any
 from petool.appconfig import AppConfig, env_table
 from petool.predictors import ModelSpec
 from petool.runs import training_logs
-from petool.ui import uploads
+from petool.ui import entry_edits, uploads
 from petool.ui.render import CSS, esc
 from petool.ui.services import Services
 
@@ -270,7 +270,7 @@ def build_demo(config: AppConfig | None = None, services: Services | None = None
             pool = services.pool(services.sources()[0]) if services.sources() else []
             if not pool:
                 raise ValueError("No example entries are available here: build one in the Build tab.")
-            d, _ = builder.load_entry(services, services.sources()[0], pool[0].key)
+            d, _ = entry_edits.load_entry(services, services.sources()[0], pool[0].key)
             return d, gr.Tabs(selected="compare"), "r" if "r" in pool[0].settings else "p", ""
 
         c["run_after"](
