@@ -18,7 +18,7 @@ import pytest
 
 from petool.appconfig import AppConfig
 from petool.schema import entry_to_dict
-from petool.ui import compare
+from petool.ui import comparison
 from petool.ui.services import BASE, TUNED
 from petool.ui.uploads import CLIENT_COOKIE, UPLOAD_ROUTE
 from tests.app_fakes import FakePredictor, launch_for_test
@@ -40,7 +40,7 @@ def app(tmp_path_factory):
     demo = build_demo(config, predictor_factory=FakePredictor)
     services = demo.petool_services
     for e in services.generated()[:3]:  # labels, so that there are pairs to export
-        compare.submit_label(services, compare.run_compare(services, entry_to_dict(e), "r", BASE, TUNED), "B", "ann")
+        comparison.submit_label(services, comparison.run_compare(services, entry_to_dict(e), "r", BASE, TUNED), "B", "ann")
     url = launch_for_test(demo, config)
     yield demo, url
     demo.close()

@@ -1,6 +1,6 @@
 """Property-based tests (hypothesis) for everything that reads outside input: model output
 (parse_call), data files (load_entries / entry_from_json), and the label path (Store.add_label,
-compare.submit_label). The properties: never crash with anything but a ValueError that says what
+comparison.submit_label). The properties: never crash with anything but a ValueError that says what
 is wrong, and never write half a record."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from petool.label_rules import LABEL_SETTINGS, VERDICTS
 from petool.parsing import parse_call
 from petool.schema import Entry, ToolCall, entry_to_dict
 from petool.store import Store
-from petool.ui import compare, entry_edits
+from petool.ui import comparison, entry_edits
 from tests.test_store import make_entry
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -184,7 +184,7 @@ def test_add_label_stores_one_whole_row_or_nothing(store, annotator, setting, ve
 
 
 @pytest.fixture(scope="module")
-def comparison():
+def compared():
     from petool.appconfig import AppConfig
     from petool.ui.services import BASE, TUNED, Services, _build_generated
     from tests.app_fakes import FakePredictor
@@ -195,7 +195,7 @@ def comparison():
             predictor_factory=FakePredictor,
             generated=_build_generated(n=2, seed=3),
         )
-        result = compare.run_compare(services, entry_to_dict(services.generated()[0]), "p", BASE, TUNED)
+        result = comparison.run_compare(services, entry_to_dict(services.generated()[0]), "p", BASE, TUNED)
         yield services, result
         services.store.close()
 
@@ -203,15 +203,15 @@ def comparison():
 @SLOWER
 @given(
     gold=st.one_of(st.just(""), st.text(max_size=80), call_like.map(json.dumps)),
-    tags=st.lists(st.sampled_from([*compare.TAGS, "<b>x</b>"]), max_size=3, unique=True),
+    tags=st.lists(st.sampled_from([*comparison.TAGS, "<b>x</b>"]), max_size=3, unique=True),
     comment=st.text(max_size=60),
     annotator=st.text(max_size=30),
 )
-def test_submit_label_saves_or_explains(comparison, gold, tags, comment, annotator):
-    services, result = comparison
+def test_submit_label_saves_or_explains(compared, gold, tags, comment, annotator):
+    services, result = compared
     before = services.store.stats()["labels"]
     try:
-        out = compare.submit_label(services, result, "A", annotator, tags, comment, gold)
+        out = comparison.submit_label(services, result, "A", annotator, tags, comment, gold)
     except ValueError as exc:
         assert str(exc) and services.store.stats()["labels"] == before
         return

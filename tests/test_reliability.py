@@ -32,7 +32,7 @@ from petool.decoding import constrained_generate
 from petool.migrations import MIGRATIONS
 from petool.schema import Generation, entry_to_dict
 from petool.store import Store
-from petool.ui import compare, dash, export
+from petool.ui import compare, comparison, dash, export
 from petool.ui.common import MAX_TURNS, acting_user, logged_in
 from petool.ui.services import BASE, TUNED, Services, _build_generated
 from tests.app_fakes import FakePredictor, label_data, launch_for_test
@@ -194,11 +194,11 @@ class GarbagePredictor(FakePredictor):
 def test_model_output_that_is_not_json_is_labelled_as_raw(services):
     services.model._factory = GarbagePredictor
     d = entry_to_dict(services.generated()[0])
-    result = compare.run_compare(services, d, "p", BASE, TUNED)
+    result = comparison.run_compare(services, d, "p", BASE, TUNED)
     assert [s["error"] for s in result["sides"]] == ["format:no_call", "format:no_call"]
     html_a, _, _ = compare.render_result(result)
     assert "No tool call could be parsed" in html_a
-    compare.submit_label(services, result, "A", "ann")
+    comparison.submit_label(services, result, "A", "ann")
     [label] = services.store.labels()
     assert label["call_a"] is None and label["raw_a"].startswith("I think")
 
@@ -252,9 +252,9 @@ def test_uploads_over_the_size_limit_are_refused(services, tmp_path):
     ],
 )
 def test_bad_label_input_writes_nothing(services, kwargs, match):
-    result = compare.run_compare(services, entry_to_dict(services.generated()[0]), "p", BASE, TUNED)
+    result = comparison.run_compare(services, entry_to_dict(services.generated()[0]), "p", BASE, TUNED)
     with pytest.raises(ValueError, match=match):
-        compare.submit_label(services, result, "A", "ann", **kwargs)
+        comparison.submit_label(services, result, "A", "ann", **kwargs)
     assert label_count(services) == 0
 
 
@@ -292,7 +292,7 @@ def test_empty_and_huge_queries_are_refused_before_the_model(services):
     e = entry_to_dict(services.generated()[0])
     e["query"] = "x" * 3000
     with pytest.raises(ValueError, match="query is too long"):
-        compare.run_compare(services, e, "p", BASE, TUNED)
+        comparison.run_compare(services, e, "p", BASE, TUNED)
     assert services.model._predictor is None  # never reached the model
 
 
@@ -442,11 +442,11 @@ def test_history_and_candidate_caps(services):
     turn = d["histories"]["p"][0]
     d["histories"]["p"] = [turn] * (MAX_TURNS + 1)
     with pytest.raises(ValueError, match=f"limit per request is {MAX_TURNS}"):
-        compare.run_compare(services, d, "p", BASE, TUNED)
+        comparison.run_compare(services, d, "p", BASE, TUNED)
     d = entry_to_dict(services.generated()[0])
     d["candidates"] = d["candidates"] * 10
     with pytest.raises(ValueError, match="candidates; the limit"):
-        compare.run_compare(services, d, "p", BASE, TUNED)
+        comparison.run_compare(services, d, "p", BASE, TUNED)
 
 
 def test_generated_tokens_are_capped_by_config(tmp_path, monkeypatch):
@@ -659,7 +659,7 @@ def test_the_page_says_which_side_hit_the_time_limit(tmp_path, generated):
         predictor_factory=TimedOutPredictor,
         generated=list(generated),
     )
-    result = compare.run_compare(s, entry_to_dict(generated[0]), "p", BASE, TUNED)
+    result = comparison.run_compare(s, entry_to_dict(generated[0]), "p", BASE, TUNED)
     base, tuned = result["sides"]
     assert base["note"] == "" and "time limit (30 s per model call" in tuned["note"]
     assert tuned["call"] is not None and tuned["error"] != "model:error"  # the output is parsed and scored

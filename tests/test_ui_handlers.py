@@ -14,7 +14,7 @@ import pytest
 from petool import jobs
 from petool.appconfig import AppConfig, parse_auth
 from petool.schema import Tool, entry_from_dict, entry_to_dict
-from petool.ui import compare, dash, entry_edits, errors, export
+from petool.ui import compare, comparison, dash, entry_edits, errors, export
 from petool.ui.render import call_html, esc, param_rows
 from petool.ui.services import BASE, GENERATED, SAVED, TUNED, Services, _build_generated
 from tests.app_fakes import FakePredictor
@@ -180,7 +180,7 @@ def test_compare_and_label(services):
     e = first(services)
     d = entry_to_dict(e)
     seen = []
-    result = compare.run_compare(services, d, "r", BASE, TUNED, progress=lambda *a, **k: seen.append(k.get("desc")))
+    result = comparison.run_compare(services, d, "r", BASE, TUNED, progress=lambda *a, **k: seen.append(k.get("desc")))
     a, b = result["sides"]
     assert a["model"] == "fake-base" and b["model"] == "fake-base+fake-adapter"
     assert b["error"] == "ok" and b["tool_ok"] and a["error"] == "tool:preference_mismatch"
@@ -194,7 +194,7 @@ def test_compare_and_label(services):
     assert "Side B chose the tool by log-likelihood + rank prior" in md
     gold_line = next(line for line in md.split("\n") if "← chosen" in line and "Side" not in line and "-0.50 + -0.00" in line)
     assert "**-0.50**" in gold_line
-    labelled = compare.submit_label(services, result, "B", "ann", ["ignores preference"], "B knows the user")
+    labelled = comparison.submit_label(services, result, "B", "ann", ["ignores preference"], "B knows the user")
     [label] = services.store.labels()
     assert label["verdict"] == "B" and label["model_b"] == "fake-base+fake-adapter" and label["tags"] == ["ignores preference"]
     assert label["prompt"] == result["prompt"] and labelled["labelled"]["id"] == label["id"]
@@ -204,25 +204,25 @@ def test_compare_and_label(services):
 
 def test_compare_sets_the_ranking_prior_per_call(services):
     d = entry_to_dict(first(services))
-    compare.run_compare(services, d, "r", BASE, TUNED, rank_prior=0)
+    comparison.run_compare(services, d, "r", BASE, TUNED, rank_prior=0)
     fake = services.model.predictor()
     assert fake.weights[-2:] == [0.0, 0.0]
-    compare.run_compare(services, d, "r", BASE, TUNED)  # None: the default weight again
+    comparison.run_compare(services, d, "r", BASE, TUNED)  # None: the default weight again
     assert fake.weights[-2:] == [2.5, 2.5]
-    result = compare.run_compare(services, d, "r", BASE, TUNED, rank_prior=11)
+    result = comparison.run_compare(services, d, "r", BASE, TUNED, rank_prior=11)
     assert all("ranking prior" in side["model_error"] for side in result["sides"])
 
 
 def test_blind_mode_hides_then_reveals(services):
     d = entry_to_dict(first(services))
-    results = [compare.run_compare(services, d, "p", BASE, TUNED, blind=True, seed=s) for s in range(6)]
+    results = [comparison.run_compare(services, d, "p", BASE, TUNED, blind=True, seed=s) for s in range(6)]
     assert {r["swapped"] for r in results} == {True, False}
     r = results[0]
     html_a, _, _ = compare.render_result(r)
     assert "hidden until your verdict" in html_a and r["sides"][0]["model"] not in html_a
     # the scores would tell the sides apart (the tuned one is sure of its tool): hidden until the vote
     assert compare.render_scores(r) == compare.SCORES_HIDDEN
-    done = compare.submit_label(services, r, "tie", "ann")
+    done = comparison.submit_label(services, r, "tie", "ann")
     html_a, _, md = compare.render_result(done)
     assert r["sides"][0]["model"] in html_a and "A was" in md
     assert "chose the tool by log-likelihood" in compare.render_scores(done)
@@ -231,43 +231,43 @@ def test_blind_mode_hides_then_reveals(services):
 
 def test_gold_edit_becomes_chosen(services):
     e = first(services)
-    result = compare.run_compare(services, entry_to_dict(e), "p", BASE, BASE)
-    gold = compare.gold_text(result, "ground truth")
-    compare.submit_label(services, result, "both_bad", "ann", gold=gold)
+    result = comparison.run_compare(services, entry_to_dict(e), "p", BASE, BASE)
+    gold = comparison.gold_text(result, "ground truth")
+    comparison.submit_label(services, result, "both_bad", "ann", gold=gold)
     assert services.store.labels()[0]["gold_call"] == e.ground_truth.to_json()
     with pytest.raises(ValueError, match="not one of the candidates"):
-        compare.submit_label(services, result, "A", "ann", gold='{"tool_name": "<X>.<Y>.<Z>", "parameters": {}}')
+        comparison.submit_label(services, result, "A", "ann", gold='{"tool_name": "<X>.<Y>.<Z>", "parameters": {}}')
     with pytest.raises(ValueError, match="not valid JSON"):
-        compare.submit_label(services, result, "A", "ann", gold="{")
+        comparison.submit_label(services, result, "A", "ann", gold="{")
 
 
 def test_label_needs_annotator_and_comparison(services):
     with pytest.raises(ValueError, match="Run a comparison"):
-        compare.submit_label(services, None, "A", "ann")
-    result = compare.run_compare(services, entry_to_dict(first(services)), "p", BASE, TUNED)
+        comparison.submit_label(services, None, "A", "ann")
+    result = comparison.run_compare(services, entry_to_dict(first(services)), "p", BASE, TUNED)
     with pytest.raises(ValueError, match="annotator"):
-        compare.submit_label(services, result, "A", " ")
+        comparison.submit_label(services, result, "A", " ")
 
 
 def test_one_vote_per_comparison_and_only_on_its_own_entry(services):
     e, other = services.generated()[:2]
     d = entry_to_dict(e)
-    result = compare.run_compare(services, d, "p", BASE, TUNED)
-    assert compare.stale_reason(result, d, "p") is None
-    assert "another entry" in compare.stale_reason(result, entry_to_dict(other), "p")
-    assert "setting p, not r" in compare.stale_reason(result, d, "r")
+    result = comparison.run_compare(services, d, "p", BASE, TUNED)
+    assert comparison.stale_reason(result, d, "p") is None
+    assert "another entry" in comparison.stale_reason(result, entry_to_dict(other), "p")
+    assert "setting p, not r" in comparison.stale_reason(result, d, "r")
     edited = entry_edits.delete_turn(d, "p", 1)  # the same entry, edited in Build after the run
-    assert "another entry" in compare.stale_reason(result, edited, "p")
+    assert "another entry" in comparison.stale_reason(result, edited, "p")
     with pytest.raises(ValueError, match="another entry"):
-        compare.submit_label(services, result, "A", "ann", current=entry_to_dict(other))
+        comparison.submit_label(services, result, "A", "ann", current=entry_to_dict(other))
     assert services.store.labels() == []
-    done = compare.submit_label(services, result, "A", "ann", current=d)
+    done = comparison.submit_label(services, result, "A", "ann", current=d)
     with pytest.raises(ValueError, match=r"already has a vote \(label #\d+: A is better\); run a new round"):
-        compare.submit_label(services, done, "B", "ann", current=d)
+        comparison.submit_label(services, done, "B", "ann", current=d)
     assert [r["verdict"] for r in services.store.labels()] == ["A"]
-    again = compare.run_compare(services, d, "p", BASE, TUNED)
+    again = comparison.run_compare(services, d, "p", BASE, TUNED)
     assert again["id"] != result["id"]
-    compare.submit_label(services, again, "B", "ann", current=d)
+    comparison.submit_label(services, again, "B", "ann", current=d)
     assert [r["verdict"] for r in services.store.labels()] == ["A", "B"]
 
 
@@ -290,7 +290,7 @@ def test_model_failure_is_shown_not_raised(services):
         raise RuntimeError("no weights here")
 
     services.model._factory = broken
-    result = compare.run_compare(services, entry_to_dict(first(services)), "p", BASE, "baseline:rules")
+    result = comparison.run_compare(services, entry_to_dict(first(services)), "p", BASE, "baseline:rules")
     assert result["sides"][0]["error"] == "model:error" and "no weights" in result["sides"][0]["model_error"]
     assert result["sides"][1]["model"] == "baseline:rules" and result["sides"][1]["call"]
 
@@ -298,20 +298,20 @@ def test_model_failure_is_shown_not_raised(services):
 def test_user_built_entry_without_gold(services):
     d = entry_edits.blank_entry("ann")
     d, _ = entry_edits.suggest_candidates(services, d, "weather forecast for Paris")
-    result = compare.run_compare(services, d, "p", BASE, "baseline:nohistory")
+    result = comparison.run_compare(services, d, "p", BASE, "baseline:nohistory")
     assert {s["error"] for s in result["sides"]} <= {"unscored", "tool:hallucinated"}
 
 
 def test_queue_walks_unlabelled_entries(services):
-    queue = compare.make_queue(services, GENERATED, ["p", "r"], 3, "ann")
+    queue = comparison.make_queue(services, GENERATED, ["p", "r"], 3, "ann")
     assert len(queue) == 3
-    d, setting, msg = compare.queue_entry(services, queue, 0)
+    d, setting, msg = comparison.queue_entry(services, queue, 0)
     assert d["entry_id"] is not None and setting in ("p", "r") and "1 of 3" in msg
-    result = compare.run_compare(services, d, setting, BASE, TUNED)
-    compare.submit_label(services, result, "B", "ann")
-    again = compare.make_queue(services, GENERATED, ["p", "r"], 100, "ann")
+    result = comparison.run_compare(services, d, setting, BASE, TUNED)
+    comparison.submit_label(services, result, "B", "ann")
+    again = comparison.make_queue(services, GENERATED, ["p", "r"], 100, "ann")
     assert [GENERATED, str(d["entry_id"]), setting] not in again
-    assert compare.queue_entry(services, queue, 3)[0] is None
+    assert comparison.queue_entry(services, queue, 3)[0] is None
 
 
 # ---------------------------------------------------------------- pairs, exports, training
@@ -319,8 +319,8 @@ def test_queue_walks_unlabelled_entries(services):
 
 def label_some(services, n=3):
     for e in services.generated()[:n]:
-        result = compare.run_compare(services, entry_to_dict(e), "r", BASE, TUNED)
-        compare.submit_label(services, result, "B", "ann")
+        result = comparison.run_compare(services, entry_to_dict(e), "r", BASE, TUNED)
+        comparison.submit_label(services, result, "B", "ann")
 
 
 def test_exports(services):
@@ -556,8 +556,8 @@ def test_dev_entries_are_test_only(tmp_path):
     s = Services(AppConfig(db_path=str(tmp_path / "x.db"), data_path=str(dev)), predictor_factory=FakePredictor, generated=[])
     e = s.dev()[0]
     assert e.extra["split"] == "test"
-    result = compare.run_compare(s, entry_to_dict(e), "r", BASE, TUNED)
-    compare.submit_label(s, result, "B", "ann")
+    result = comparison.run_compare(s, entry_to_dict(e), "r", BASE, TUNED)
+    comparison.submit_label(s, result, "B", "ann")
     assert s.store.preference_examples() == []
 
 
@@ -574,7 +574,7 @@ def test_header_and_about_show_storage_and_config(services):
 def test_compare_with_the_bundled_model(tmp_path, generated):
     """The real SmolLM2 base against a rule baseline (the shipped adapter may be absent)."""
     s = Services(AppConfig(db_path=str(tmp_path / "x.db"), data_path=None), generated=list(generated))
-    result = compare.run_compare(s, entry_to_dict(generated[0]), "p", BASE, "baseline:rules")
+    result = comparison.run_compare(s, entry_to_dict(generated[0]), "p", BASE, "baseline:rules")
     base, rule = result["sides"]
     assert not base["model_error"], base["model_error"]
     assert base["call"] is not None and base["latency_s"] > 0
@@ -626,16 +626,16 @@ def seven_labels(services):
     d = [entry_to_dict(e) for e in es[:5]]
 
     def vote(i, a, b, v, who="ann"):
-        return compare.submit_label(services, compare.run_compare(services, d[i], "r", a, b), v, who)
+        return comparison.submit_label(services, comparison.run_compare(services, d[i], "r", a, b), v, who)
 
     first = vote(0, BASE, TUNED, "A")["labelled"]["id"]  # replaced by the re-vote below
     vote(0, BASE, TUNED, "B")  # the pair
     vote(1, BASE, TUNED, "tie")  # a tie
     vote(2, BASE, BASE, "A")  # identical calls
     test = {**d[3], "extra": {**d[3]["extra"], "split": "test"}}
-    compare.submit_label(services, compare.run_compare(services, test, "r", BASE, TUNED), "B", "ann")
+    comparison.submit_label(services, comparison.run_compare(services, test, "r", BASE, TUNED), "B", "ann")
     no_gold = {**d[4], "ground_truth": {"tool_name": "", "parameters": {}}}
-    compare.submit_label(services, compare.run_compare(services, no_gold, "r", BASE, TUNED), "both_bad", "ann")
+    comparison.submit_label(services, comparison.run_compare(services, no_gold, "r", BASE, TUNED), "both_bad", "ann")
     vote(1, BASE, TUNED, "B", who="bob")  # another annotator's pair
     return my, first
 
@@ -712,11 +712,11 @@ def test_dashboards_count_the_apps_comparisons_and_labels(services):
     assert "Compare & label" in empty[0].layout.annotations[0].text
     es = services.generated()[:3]
     for i, e in enumerate(es):
-        result = compare.run_compare(services, entry_to_dict(e), "r", BASE, TUNED, blind=True, seed=i)
+        result = comparison.run_compare(services, entry_to_dict(e), "r", BASE, TUNED, blind=True, seed=i)
         winner = "AB"[[s["choice"] for s in result["sides"]].index(TUNED)]
-        compare.submit_label(services, result, winner, "ann")
+        comparison.submit_label(services, result, winner, "ann")
     # the same entry again replaces that model's answer: one answer per (entry, setting) per run
-    compare.run_compare(services, entry_to_dict(es[0]), "r", BASE, TUNED)
+    comparison.run_compare(services, entry_to_dict(es[0]), "r", BASE, TUNED)
     runs = {r["id"]: r for r in services.store.runs()}
     assert set(runs) == {"app:fake-base", "app:fake-base+fake-adapter"} and runs["app:fake-base"]["n"] == 3
     acc, hist, bucket, cat, errs, verdicts, wins, table, status = dash.figures(services)
@@ -763,11 +763,13 @@ def test_a_finished_jobs_adapter_becomes_a_compare_choice(services, tmp_path, mo
         time.sleep(0.2)
     assert services.store.get_job(1)["status"] == "done"
     assert services.model.model_choices()[:3] == [BASE, TUNED, choice]
-    result = compare.run_compare(services, entry_to_dict(first(services)), "r", BASE, choice)
+    result = comparison.run_compare(services, entry_to_dict(first(services)), "r", BASE, choice)
     assert [s["model"] for s in result["sides"]] == ["fake-base", f"fake-base+{choice}"]
     assert services.model.predictor().extra_paths == {choice: str(run_dir / "dpo")}
     # back to the shipped adapter afterwards
-    assert compare.run_compare(services, entry_to_dict(first(services)), "r", BASE, TUNED)["sides"][1]["model"] == "fake-base+fake-adapter"
+    assert (
+        comparison.run_compare(services, entry_to_dict(first(services)), "r", BASE, TUNED)["sides"][1]["model"] == "fake-base+fake-adapter"
+    )
     assert export.training_warning(services, 30, "assets/train/cpu.yaml").count("fewer than") == 1  # steps fine, pairs not
 
 

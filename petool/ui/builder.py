@@ -16,7 +16,6 @@ from petool.ui.entry_edits import (
     add_candidate,
     add_turn,
     candidate_rows,
-    checked_call,  # noqa: F401 (compare.py imports it from here)
     create_user,
     delete_turn,
     derive_settings,
