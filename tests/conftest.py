@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from petool.call_grammar import CallGrammar
@@ -30,3 +32,19 @@ def tiny_decoder(tiny_llama_dir):
     tok = AutoTokenizer.from_pretrained(tiny_llama_dir)
     model = AutoModelForCausalLM.from_pretrained(tiny_llama_dir).eval()
     return model, tok, CallGrammar(tok, model.config.vocab_size)
+
+
+CHROMIUM = Path("/usr/bin/chromium")
+"""Debian's chromium, which Playwright drives (it downloads no browser of its own here)."""
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless Chromium for one test module (tests mark themselves ``browser`` and skip without it)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield b
+        b.close()

@@ -18,9 +18,7 @@ import pytest
 from petool.appconfig import AppConfig
 from petool.ui.entry_edits import example_params
 from tests.app_fakes import FakePredictor, launch_for_test
-
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+from tests.conftest import CHROMIUM
 
 pytestmark = [
     pytest.mark.browser,
@@ -43,16 +41,6 @@ def app(tmp_path_factory):
     url = launch_for_test(demo, config)
     yield demo, url
     demo.close()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield b
-        b.close()
 
 
 def open_page(browser, url: str, width: int = 1400, height: int = 1000):

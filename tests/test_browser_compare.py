@@ -19,7 +19,8 @@ import pytest
 
 from petool.appconfig import AppConfig
 from tests.app_fakes import FakePredictor, launch_for_test
-from tests.test_browser_annotate import ARGS, CHROMIUM, load, open_page
+from tests.conftest import CHROMIUM
+from tests.test_browser_annotate import load, open_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian chromium at /usr/bin/chromium")]
 
@@ -56,16 +57,6 @@ def app(tmp_path_factory):
     url = launch_for_test(demo, config)
     yield demo, url
     demo.close()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture

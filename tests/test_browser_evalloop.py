@@ -18,10 +18,9 @@ from petool import jobs
 from petool.appconfig import AppConfig
 from petool.ui.services import job_choice
 from tests.app_fakes import FakePredictor, launch_for_test
+from tests.conftest import CHROMIUM
 from tests.test_browser_annotate import (  # noqa: F401
-    CHROMIUM,
     ERROR_BADGES_JS,
-    browser,
     load,
     open_page,
     run_comparison,
@@ -68,7 +67,7 @@ def choose(page, elem_id: str, option: str) -> None:
     page.get_by_role("option", name=option, exact=True).click()
 
 
-def test_a_finished_jobs_adapter_is_compared_then_evaluated_on_a_sample(app, browser, tmp_path, monkeypatch):  # noqa: F811
+def test_a_finished_jobs_adapter_is_compared_then_evaluated_on_a_sample(app, browser, tmp_path, monkeypatch):
     from playwright.sync_api import expect
 
     demo, url = app

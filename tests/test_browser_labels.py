@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from tests.conftest import CHROMIUM
 from tests.test_browser_annotate import (  # noqa: F401
-    CHROMIUM,
     app,
-    browser,
     load,
     open_page,
     run_comparison,
