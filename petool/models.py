@@ -62,19 +62,16 @@ DEFAULT_RANK_PRIOR_WEIGHT = 2.5
 
 The rank prior is the model's competitor, not its input: the prompt already shows the ranking.
 
-Chosen on 138 generated entries per setting from clusters the shipped adapter never trained on
-(``benchmarks/tool_choice.py``): tool accuracy rises with the weight up to 2.5 and is flat after
-(p/r/c: w=0 66.7/81.2/77.5, w=1 75.4/89.9/87.7, w=2.5 77.5/92.0/89.9; the ranking's first
-candidate alone 76.1/92.0/89.9). At this weight the model overrides the ranking only when it is
-far more sure of another name: the ranking chooses the tool, the model its parameters."""
+Chosen on generated entries from clusters the shipped adapter never trained on
+(``benchmarks/tool_choice.py``; the figures are in docs/experiments.md, "The tool choice"). At
+this weight the model overrides the ranking only when it is far more sure of another name: the
+ranking chooses the tool, the model its parameters."""
 DEFAULT_CLOSE_PENALTY = 1000.0
 """Logit margin held against closing the parameters while the instruction states a value that is
 not written yet (0: off; above 0 the values the instruction names are also written where a key
 may open, and the call closes once all are: ``decoding.constrained_generate``). Large enough to
-act as a rule: a margin of 5 changed no output on the first 100 real dev entries. With the
-shipped adapter on all 450 real dev entries parameter accuracy goes from 68.0 to 78.9 (p), 61.1
-to 78.9 (r) and 61.1 to 78.0 (c) against no penalty; tools are chosen before it acts. The
-untuned base gains too (first 100: 68 / 63 / 63 -> 78 / 73 / 72)."""
+act as a rule rather than a nudge; tools are chosen before it acts. What it changed is in
+docs/experiments.md ("Figures moved out of docstrings")."""
 DEFAULT_STYLE = {"paper": "paper", "petool": "shortlist"}
 
 

@@ -53,8 +53,9 @@ STYLES = ("paper", "compact", "shortlist")
 """Prompt styles ``render_system_prompt`` knows."""
 
 SHORTLIST_SIZE = 4
-"""Candidates the ``shortlist`` style shows: on generated test entries the evidence ranking puts
-the preferred call in its first 4 for 91% (p, r, c alike), its first 3 for 87-88%."""
+"""Candidates the ``shortlist`` style shows: enough that the ranking's first ``SHORTLIST_SIZE``
+nearly always hold the preferred call on generated entries (docs/experiments.md, "Figures moved
+out of docstrings"), few enough for a small model's context."""
 
 
 def history_json(turns: list[Turn]) -> str:

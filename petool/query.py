@@ -213,9 +213,8 @@ def stated_slots(query: str, tool: Tool, window: int = 3) -> dict[str, str]:
     a value tied at first may go once a rival is taken. An ordinal counts from one, or from
     zero where the parameter's default is 0 ("the second page" -> ``page`` = 2, "from the 6th
     result" -> ``start`` = 5). Numbers in a list ("5002 and 6020"), a date, a range or a
-    comparison ("rating>3") are left to the model. On the 450 real dev entries' gold tools this
-    names 302 values the ground truth holds, none it holds otherwise and none it lacks; on
-    1,800 generated entries (seeds 101, 202, 303) 532, 2 and 3.
+    comparison ("rating>3") are left to the model. How often the values it names are the
+    ground truth's: docs/experiments.md ("Figures moved out of docstrings").
 
     Example:
         >>> from petool.schema import Parameter
@@ -295,10 +294,8 @@ def named_values(query: str, tool: Tool) -> dict[str, str]:
       per page set to 23", ", network bsc"), and an e-mail address for the one parameter
       about one (``named_email``), unless another finder named the value already.
 
-    On the 450 real dev entries' gold tools these name 503 values the ground truth holds, 15
-    it holds otherwise (a list that holds the default, "BR" for "br") and none it lacks; on
-    1,800 generated entries (seeds 101, 202, 303) 1,606, 5 and 10 (797, 5 and 10 before
-    these last two; a boolean named "true" counts as held by ``true``).
+    How often the values they name are the ground truth's: docs/experiments.md ("Figures
+    moved out of docstrings").
 
     Example:
         >>> from petool.schema import Parameter
@@ -449,12 +446,11 @@ def echoed_values(query: str, history: list[Turn], tool: Tool) -> dict[str, obje
     """The parameters of the user's earlier call for this very instruction, if ``tool`` takes them.
 
     PEToolBench copies one API under several tools with its example (instruction and
-    parameters), and an r or c history holds the ground truth's equivalents' examples: in 121 of
-    the 450 real dev entries a turn's instruction is the query word for word, and its parameters
-    are the ground truth's in all 121 (53 with parameters to give; values as typed: ``"start":
-    "1"`` where the schema says NUMBER); on 1,800 generated entries it gives 182 values in 128 r
-    and c entry-settings, all the ground truth's. A turn counts when its parameters are all
-    ``tool``'s; turns that disagree cancel.
+    parameters), and an r or c history holds the ground truth's equivalents' examples, so an
+    earlier turn with the query's very words carries the values the user gives for it (as
+    typed: ``"start": "1"`` where the schema says NUMBER). A turn counts when its parameters are
+    all ``tool``'s; turns that disagree cancel. How often this holds: docs/experiments.md
+    ("Figures moved out of docstrings").
 
     Example:
         >>> from petool.schema import Parameter, ToolCall

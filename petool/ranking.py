@@ -263,10 +263,7 @@ def rank_log_prior(setting: str, n: int, tied: list[bool] | None = None) -> list
     ``tied[k]`` says the candidate at rank k has the same ranking key as the one before it
     (``rank_keys``): tied candidates share their ranks' prior equally, since only the entry's
     candidate order put one first ("Spotify" and "Spotify Web", one API copied under both).
-    On the unseen generated entries' recorded name scores (``benchmarks/tool_choice.py``, w = 2.5)
-    sharing moves p from 78.3 to 80.4 (138 entries) and from 77.0 to 78.2 (408, copied clusters)
-    and leaves r and c as they are; on the real dev entries' (shipped adapter, all 450) p 70.0
-    -> 69.3, r 93.1 -> 94.0, c 91.6 -> 92.2.
+    What sharing changed: docs/experiments.md ("Figures moved out of docstrings").
 
     Example:
         >>> [round(x, 2) for x in rank_log_prior("r", 2)]
