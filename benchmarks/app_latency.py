@@ -31,6 +31,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from petool.appconfig import AppConfig  # noqa: E402
+from petool.models import resolve_model  # noqa: E402
+from petool.ui import build_demo  # noqa: E402
+from petool.ui.entry_edits import example_params  # noqa: E402
 
 
 def matmul_rates(hidden: int, inner: int, tokens: int = 512, repeat: int = 5) -> tuple[float, float]:
@@ -56,8 +59,6 @@ def matmul_rates(hidden: int, inner: int, tokens: int = 512, repeat: int = 5) ->
 def model_shape(model: str) -> tuple[int, int, int]:
     """(parameters, hidden size, MLP size) of the configured base model, from its files."""
     from safetensors import safe_open
-
-    from petool.models import resolve_model
 
     src = resolve_model(model)
     folder = next(Path(p) for p in (src.cache_dir, src.location) if p and (Path(p) / "config.json").exists())
@@ -122,7 +123,6 @@ def main() -> int:
     args = parser.parse_args()
     from gradio_client import Client
 
-    from petool.ui import build_demo
     from tests.app_fakes import launch_for_test
 
     tmp = tempfile.mkdtemp(prefix="petool-latency-")
@@ -143,7 +143,6 @@ def main() -> int:
     try:
         client = Client(url, verbose=False, download_files=False)
         keys = [e.key for e in services.generated()]
-        from petool.ui.entry_edits import example_params
 
         tool = next(iter(services.catalog().values()))
         TOOL[:] = [tool.name, example_params(tool)]

@@ -37,6 +37,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from petool.prompts import render_system_prompt
+from petool.store import Store
+from petool.ui.services import _build_generated
+
 ROOT = Path(__file__).resolve().parent.parent
 VERDICTS = ("A", "B", "tie", "both_bad")
 N_GENERATED = 60
@@ -230,9 +234,6 @@ def seed_store(db_path: Path, n_labels: int) -> None:
     """``n_labels`` labels on the app's generated entries (each label keeps its whole entry and
     rendered prompt, as the app stores them) and one evaluation run with a prediction per
     entry and setting, written through petool's own Store."""
-    from petool.prompts import render_system_prompt
-    from petool.store import Store
-    from petool.ui.services import _build_generated
 
     entries = _build_generated()
     if not entries:

@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from petool.formats import load_entries  # noqa: E402
+from petool.models import LocalPredictor, ensure_converted, load_base, resolve_adapter, resolve_model  # noqa: E402
 from petool.parsing import parse_call  # noqa: E402
 from petool.scoring import score_call  # noqa: E402
 
@@ -57,8 +58,6 @@ def measure_flops(model, tokens: int = 512, repeats: int = 2) -> float:
 
 def run(args) -> None:
     import torch
-
-    from petool.models import LocalPredictor, ensure_converted, load_base, resolve_adapter, resolve_model
 
     if args.threads:
         torch.set_num_threads(args.threads)

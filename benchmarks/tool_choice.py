@@ -33,8 +33,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from petool.bench import BuildConfig, build_entries
 from petool.catalog import load_catalog
 from petool.catalog_variants import base_cluster
+from petool.formats import load_entries, write_combined
+from petool.models import fit_prompt, load_predictor
+from petool.prompts import prompt_candidates
 from petool.ranking import (
     GOLD_RANK_SHARE,
     rank_candidates,
@@ -64,7 +68,6 @@ def unseen_generated(
     With ``train_narrowed`` (the twin share of a second training build, e.g. an adapter trained
     with twins) a cluster counts as seen if either build used it or its base cluster, so a twin
     of a trained cluster is left out too."""
-    from petool.bench import BuildConfig, build_entries
 
     catalog = load_catalog()
     train, _ = build_entries(catalog, BuildConfig(seed=train_seed, n_train=train_entries, n_test=train_heldout))
@@ -95,9 +98,6 @@ def gold_rank_table(entries: list, settings: str) -> None:
 def score_entries(entries: list, settings: str, adapter: str | None, log: Path) -> None:
     """Append ``{key, setting, names, scores, gold}`` per entry and setting not yet in ``log``."""
     from tqdm import tqdm
-
-    from petool.models import fit_prompt, load_predictor
-    from petool.prompts import prompt_candidates
 
     done = {(r["key"], r["setting"]) for r in read_log(log)}
     todo = [(e, s) for e in entries for s in settings if s in e.settings and (str(e.key), s) not in done]
@@ -202,16 +202,11 @@ def main() -> None:
     settings = args.settings.replace(",", "")
     log = Path(args.log)
     if args.ranks_only:
-        from petool.bench import BuildConfig, build_entries
-        from petool.catalog import load_catalog
-
         _, entries = build_entries(load_catalog(), BuildConfig(seed=101, n_train=0, n_test=600))
         gold_rank_table(entries, settings)
         print("GOLD_RANK_SHARE now:", json.dumps(GOLD_RANK_SHARE))
         return
     if args.write_entries:
-        from petool.formats import write_combined
-
         entries = unseen_generated(
             args.n, args.seed, args.train_seed, args.train_entries, args.train_heldout, args.copied, args.narrowed, args.train_narrowed
         )
@@ -219,8 +214,6 @@ def main() -> None:
         return
     if not args.table_only:
         if args.data:
-            from petool.formats import load_entries
-
             entries = load_entries(args.data).entries
         else:
             entries = unseen_generated(

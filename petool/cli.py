@@ -10,8 +10,17 @@ import sqlite3
 import sys
 from pathlib import Path
 
+from petool import formats, stats
+from petool.baselines import BASELINES
+from petool.bench import BuildConfig, build
+from petool.evaluate import compute_metrics, evaluate, score_responses
+from petool.formats import load_entries, read_json
 from petool.models import ModelNotFound
+from petool.predictors import ModelSpec, build_predictor
 from petool.schema import ALL_SETTINGS, SETTINGS, setting_list
+from petool.scoring import format_table
+from petool.store import Store
+from petool.train import add_train_arguments, run_train_command
 
 CONVERT_TARGETS = {
     "release": "entries -> a folder of user_entries_test_{p,r,c,none}.json (the authors' release format)",
@@ -133,8 +142,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--style", default="paper", help="prompt style for training files made from entries")
 
     p = sub.add_parser("train", help="train PEToolLLaMA: LoRA SFT, then DPO from the SFT adapter (TRL)")
-    from petool.train import add_train_arguments
-
     add_train_arguments(p)
 
     p = sub.add_parser("baselines", help="list the rule baselines usable as --model baseline:<rule>")
@@ -185,8 +192,6 @@ def _discard_stdout() -> None:
 
 
 def _load(path: str):
-    from petool.formats import load_entries
-
     result = load_entries(path)
     for problem in result.problems:
         print(f"warning: skipped {problem}", file=sys.stderr)
@@ -196,10 +201,6 @@ def _load(path: str):
 
 
 def cmd_build(args) -> int:
-    import os
-
-    from petool.bench import BuildConfig, build
-
     config = BuildConfig(
         seed=args.seed,
         n_train=args.n_train,
@@ -225,8 +226,6 @@ def cmd_build(args) -> int:
 
 
 def cmd_stats(args) -> int:
-    from petool import stats
-
     sources = {Path(p).name: _load(p) for p in args.paths}
     real = args.real or str(Path(__file__).resolve().parents[2] / "shared" / "petoolbench" / "early_test_dev.json.gz")
     if not args.no_real and Path(real).exists():
@@ -241,10 +240,6 @@ def cmd_stats(args) -> int:
 
 
 def cmd_eval(args) -> int:
-    from petool.evaluate import evaluate
-    from petool.predictors import ModelSpec, build_predictor
-    from petool.scoring import format_table
-
     entries = _load(args.data)
     settings = setting_list(args.settings)
     spec = ModelSpec.parse(args.model)
@@ -266,8 +261,6 @@ def cmd_eval(args) -> int:
     metrics = evaluate(entries, settings, predictor, args.out, args.limit, args.parse, not args.no_progress, config)
     print(format_table(metrics["by_setting"], ["setting", "n", "tool_acc", "param_acc"]))
     if args.db:
-        from petool.store import Store
-
         run_id = Store(args.db).import_run(args.out, replace=args.replace)
         print(f"imported as run {run_id} into {args.db}")
     print(f"wrote {Path(args.out) / 'predictions.jsonl'} and metrics.json")
@@ -275,10 +268,6 @@ def cmd_eval(args) -> int:
 
 
 def cmd_score(args) -> int:
-    from petool.evaluate import compute_metrics, score_responses
-    from petool.formats import read_json
-    from petool.scoring import format_table
-
     entries = _load(args.data)
     responses = read_json(args.responses)
     if not isinstance(responses, list):
@@ -297,8 +286,6 @@ def cmd_score(args) -> int:
 
 
 def cmd_convert(args) -> int:
-    from petool import formats
-
     src, out = Path(args.input), Path(args.out)
     if args.to in ("lf-dpo", "trl-dpo"):
         reader = formats.read_trl_preferences if args.to == "lf-dpo" else formats.read_lf_dpo
@@ -366,14 +353,10 @@ def _warn(problems: list[str]) -> None:
 
 
 def cmd_train(args) -> int:
-    from petool.train import run_train_command
-
     return run_train_command(args)
 
 
 def cmd_baselines(args) -> int:
-    from petool.baselines import BASELINES
-
     for name, meaning in BASELINES.items():
         print(f"baseline:{name:<10} {meaning}")
     return 0

@@ -17,7 +17,18 @@ from pathlib import Path
 from typing import Any
 
 from petool.prompts import INSTRUCTION_FIELDS, build_messages, render_system_prompt, split_paper_prompt
-from petool.schema import ALL_SETTINGS, SETTINGS, Entry, PreferenceExample, SFTExample, Tool, ToolCall, Turn, join_tool_name
+from petool.schema import (
+    ALL_SETTINGS,
+    SETTINGS,
+    Entry,
+    PreferenceExample,
+    SFTExample,
+    Tool,
+    ToolCall,
+    Turn,
+    join_tool_name,
+    split_tool_name,
+)
 
 RELEASE_FILE = "user_entries_test_{setting}.json"
 SFT_FILE = "user_entries_sft_{setting}.json"
@@ -245,8 +256,6 @@ def _api_record_name(api: dict) -> str | None:
 
 
 def _category_of(full_name: str) -> str | None:
-    from petool.schema import split_tool_name
-
     parts = split_tool_name(full_name)
     return parts[0] if parts else None
 

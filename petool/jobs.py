@@ -21,6 +21,7 @@ from pathlib import Path
 from petool import runs
 from petool.formats import write_trl_preferences
 from petool.store import Store
+from petool.trainconfig import load_config
 
 POLL_S = 2.0
 LOG_TAIL_CHARS = 4000
@@ -61,7 +62,6 @@ def small_run_warning(n_pairs: int, max_steps: int | None, config_yaml: str | No
       learning rate 0, so a large share of such a run does not train at all, and the rest
       runs at a learning rate far below the recipe's.
     """
-    from petool.trainconfig import load_config
 
     try:
         dpo = load_config(config_yaml).dpo if config_yaml else load_config().dpo

@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
+from petool.models import resolve_model
 from petool.prompts import render_system_prompt
 from petool.schema import ALL_SETTINGS, Entry
 from petool.scoring import format_table as plain_table
@@ -55,8 +56,6 @@ def token_counter(kind: str = "estimate") -> tuple[Callable[[str], int], str]:
         return estimate_tokens, f"estimate (chars/{CHARS_PER_TOKEN})"
     try:
         from transformers import AutoTokenizer
-
-        from petool.models import resolve_model
 
         source = resolve_model("default")
         if source.kind == "gguf-cache":

@@ -30,8 +30,10 @@ sys.path.insert(0, str(ROOT))
 from petool import formats  # noqa: E402
 from petool.bench import BuildConfig, build_entries  # noqa: E402
 from petool.catalog import load_catalog  # noqa: E402
+from petool.models import load_predictor  # noqa: E402
 from petool.pairs import preference_examples  # noqa: E402
-from petool.prompts import prompt_candidates  # noqa: E402
+from petool.parsing import parse_call  # noqa: E402
+from petool.prompts import build_messages, prompt_candidates  # noqa: E402
 from petool.schema import SETTINGS, PreferenceExample  # noqa: E402
 from petool.train import train_dpo, train_sft  # noqa: E402
 from petool.trainconfig import load_config  # noqa: E402
@@ -92,9 +94,6 @@ def stage_mistakes(args, out: Path, sft_adapter: Path) -> None:
     path = out / "data" / "dpo_mistakes.jsonl"
     if path.exists():
         return
-    from petool.models import load_predictor
-    from petool.parsing import parse_call
-    from petool.prompts import build_messages
 
     entries = formats.load_entries(out / "data" / "heldout.json.gz").entries[: args.mistake_entries]
     predictor = load_predictor("default", adapter=str(sft_adapter), mode="petool", style=args.style)

@@ -4,9 +4,6 @@ Only this package imports gradio, and only inside functions, so importing a hand
 (tests, the CLI) does not start gradio. The training supervisor lives outside, in ``petool.jobs``.
 """
 
+from petool.ui.app import build_demo
 
-def build_demo(*args, **kwargs):
-    """Build the gr.Blocks app; see petool.ui.app.build_demo."""
-    from petool.ui.app import build_demo as build
-
-    return build(*args, **kwargs)
+__all__ = ["build_demo"]

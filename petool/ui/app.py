@@ -6,10 +6,15 @@ from collections.abc import Callable
 from typing import Any
 
 from petool.appconfig import AppConfig, env_table
+from petool.dashboards import empty_figure, training_figure
+from petool.models import ModelNotFound, resolve_adapter
 from petool.predictors import ModelSpec
 from petool.runs import training_logs
-from petool.ui import entry_edits, uploads
-from petool.ui.render import CSS, esc
+from petool.ui import builder, compare, dash, entry_edits, errors, export, labels, sample_eval, uploads
+from petool.ui.common import PasswordLogins, SessionLogin, refusable, refused, with_user
+from petool.ui.common import client_address as address_of
+from petool.ui.gate import ClientAddress, PrivateGate
+from petool.ui.render import CSS, esc, md_text
 from petool.ui.services import Services
 
 KEYS_JS = """
@@ -145,8 +150,6 @@ def about(config: AppConfig, services: Services, user: str | None = None) -> str
 
 def adapter_training_figure(config: AppConfig):
     """The configured adapter's loss curves (the shipped one keeps its SFT and DPO logs)."""
-    from petool.dashboards import empty_figure, training_figure
-    from petool.models import ModelNotFound, resolve_adapter
 
     try:
         path = resolve_adapter(config.adapter)
@@ -166,9 +169,6 @@ def build_demo(config: AppConfig | None = None, services: Services | None = None
         predictor_factory: builds the shared predictor instead of petool.models (tests, fakes).
     """
     import gradio as gr
-
-    from petool.ui import builder, compare, dash, errors, export, labels, sample_eval
-    from petool.ui.common import refusable, with_user
 
     config = config or AppConfig.from_env()
     if config.oauth:
@@ -339,10 +339,6 @@ def login_box(config: AppConfig, session, annotator) -> list:
     """
     import gradio as gr
 
-    from petool.ui.common import PasswordLogins, SessionLogin, refused
-    from petool.ui.common import client_address as address_of
-    from petool.ui.render import md_text
-
     logins = PasswordLogins(config.auth)
     with gr.Row(elem_id="login", equal_height=True):
         name = gr.Textbox(label="user name", scale=2, max_lines=1, elem_id="login-name")
@@ -394,9 +390,6 @@ def launch_kwargs(config: AppConfig) -> dict:
     """Arguments for ``demo.launch``: where to listen, login, theme/css/js (Gradio 6 puts them here)."""
     import gradio as gr
     from starlette.middleware import Middleware
-
-    from petool.ui.common import PasswordLogins
-    from petool.ui.gate import ClientAddress, PrivateGate
 
     # Outermost first: the client's address for the login limits, then (private mode) the gate
     # that shows anonymous visitors nothing, then the guard on uploads.

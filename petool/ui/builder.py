@@ -9,7 +9,7 @@ import json
 from petool.models import DEFAULT_STYLE
 from petool.prompts import STYLES
 from petool.schema import ALL_SETTINGS, SETTINGS
-from petool.ui.common import require_user
+from petool.ui.common import refusable, require_user, warning, with_user
 from petool.ui.entry_edits import (
     CANDIDATE_HEADERS,
     TURN_HEADERS,
@@ -45,8 +45,6 @@ def build(services: Services, entry_state, annotator, session):
     """Lay out the tab and wire it; ``entry_state`` is the shared gr.State of the current entry,
     ``session`` the page session's login State (common.with_user)."""
     import gradio as gr
-
-    from petool.ui.common import refusable, warning, with_user
 
     catalog_names = list(services.catalog())
     sources = services.sources()

@@ -8,7 +8,7 @@ from petool.label_rules import VERDICTS
 from petool.models import DEFAULT_RANK_PRIOR_WEIGHT
 from petool.schema import SETTINGS, entry_from_dict
 from petool.scoring import ERROR_CODES
-from petool.ui.common import acting_user
+from petool.ui.common import acting_user, refusable, warning, with_user
 from petool.ui.comparison import (
     TAGS,
     VERDICT_LABELS,
@@ -146,8 +146,6 @@ KEYS_HELP = "Keys (outside text boxes): **r** run · **1** A better · **2** B b
 def build(services: Services, entry_state, annotator, session):
     """Lay out the tab and wire it; ``session`` is the page session's login State (common.with_user)."""
     import gradio as gr
-
-    from petool.ui.common import refusable, warning, with_user
 
     result_state = gr.State(None)
     queue_state = gr.State([])

@@ -15,7 +15,10 @@ from pathlib import Path
 
 from petool import dashboards as dash
 from petool.scoring import aggregate
+from petool.ui.common import require_user, with_user
+from petool.ui.render import md_text
 from petool.ui.services import Services
+from petool.ui.uploads import discard_uploads
 
 RUN_FILES = ("predictions.jsonl", "metrics.json", "config.json")
 TABLE_HEADERS = ["model", "setting", "n", "tool acc", "param acc", "both"]
@@ -149,10 +152,6 @@ def build(services: Services, session):
     """Lay out the tab and wire it; ``session`` is the page session's login State (common.with_user)."""
     import gradio as gr
     from gradio.utils import get_upload_folder
-
-    from petool.ui.common import require_user, with_user
-    from petool.ui.render import md_text
-    from petool.ui.uploads import discard_uploads
 
     run_choices, model_names = filter_options(services)
     with gr.Row():

@@ -16,6 +16,7 @@ from petool.schema import SETTINGS, Entry, Tool, ToolCall, Turn, entry_from_dict
 from petool.ui.common import MAX_CANDIDATES, MAX_JSON_CHARS, MAX_TURNS, check_text
 from petool.ui.render import gold_known, md_text
 from petool.ui.services import DEV, SAVED, Services, load_catalog
+from petool.users import PROFILES, make_user, preferred_tools
 
 TURN_HEADERS = ["#", "instruction", "tool", "parameters", "rating"]
 CANDIDATE_HEADERS = ["#", "tool", "description", "required", "optional"]
@@ -62,10 +63,6 @@ def load_entry(services: Services, source: str, key: str) -> tuple[dict, str]:
 
 def profiles() -> dict[str, str]:
     """Preference profiles a new user can have: name -> one line on what it weighs."""
-    try:
-        from petool.users import PROFILES
-    except ImportError:
-        return {"manual": "you choose the preferred tools by the turns you add"}
     out = {}
     for name, weights in PROFILES.items():
         if not weights:
@@ -90,8 +87,6 @@ def create_user(services: Services, name: str, profile: str, seed: int | None = 
     weights = None
     cat = load_catalog()
     if cat is not None and profile in profiles() and profile != "manual":
-        from petool.users import make_user, preferred_tools
-
         user = make_user(cat, random.Random(seed if seed is not None else name), profile, user_id=_slug(name))
         weights = user.weights
         preferred = sorted({cat.tool_by_key[k].name for k in preferred_tools(cat, user)})

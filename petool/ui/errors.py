@@ -4,6 +4,7 @@ import json
 
 from petool.prompts import STYLES, render_system_prompt
 from petool.scoring import ERROR_CODES, history_bucket
+from petool.ui.common import guard
 from petool.ui.render import call_html, entry_html, esc
 from petool.ui.services import Services
 
@@ -107,8 +108,6 @@ def inspect(services: Services, prediction_id: int) -> tuple[str, str, str, str]
 
 def build(services: Services):
     import gradio as gr
-
-    from petool.ui.common import guard
 
     ch = filter_choices(services)
     with gr.Row():

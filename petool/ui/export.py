@@ -10,10 +10,13 @@ import time
 import zipfile
 from pathlib import Path
 
-from petool.dashboards import training_figure
+from petool.dashboards import empty_figure, training_figure
+from petool.formats import DPO_FILE, write_dataset_info, write_lf_dpo, write_trl_preferences
 from petool.jobs import small_run_warning, start_dpo_job, stop_job
+from petool.models import ModelNotFound, resolve_adapter
 from petool.pairs import PairPolicy, pairs_from_labels
 from petool.schema import SETTINGS
+from petool.ui.common import require_user, with_user
 from petool.ui.labels import accounting_line, statuses
 from petool.ui.services import Services
 
@@ -119,7 +122,6 @@ def sweep_exports(max_age_s: float = EXPORT_MAX_AGE_S, root: str | Path | None =
 
 def export_pairs(services: Services, fmt: str, both_bad: str = "ground_truth", conflicts: str = "drop") -> str:
     """Write the pairs in ``fmt`` to a private folder of its own; returns the file to hand to the requester."""
-    from petool.formats import DPO_FILE, write_dataset_info, write_lf_dpo, write_trl_preferences
 
     if fmt not in FORMATS:
         raise ValueError(f"unknown export format {fmt!r}; valid: {', '.join(FORMATS)}")
@@ -161,7 +163,6 @@ def snapshot_db(services: Services) -> str:
 def download_db(services: Services, user: str | None = None) -> str:
     """The database snapshot for ``user``; in demo mode only for PETOOL_ADMINS (it holds every
     annotator's name and work), and with access control only for signed-in users."""
-    from petool.ui.common import require_user
 
     config = services.config
     require_user(config, user, "download the database")
@@ -183,8 +184,6 @@ def start_training(
         raise ValueError("Training is disabled in demo mode (PETOOL_DEMO=1).")
     adapter = services.config.adapter
     if command is None:
-        from petool.models import ModelNotFound, resolve_adapter
-
         try:
             path = resolve_adapter(adapter)
         except ModelNotFound as exc:
@@ -214,7 +213,6 @@ def training_warning(
 
 def job_view(services: Services):
     """(markdown status, loss figure) of the latest training job."""
-    from petool.dashboards import empty_figure
 
     jobs = services.store.jobs()
     if not jobs:
@@ -248,8 +246,6 @@ def stop_latest(services: Services) -> str:
 def build(services: Services, session):
     """Lay out the tab and wire it; ``session`` is the page session's login State (common.with_user)."""
     import gradio as gr
-
-    from petool.ui.common import require_user, with_user
 
     gr.Markdown(
         "Human labels become DPO pairs by one pure function (petool.pairs) with an explicit policy; "

@@ -9,7 +9,7 @@ on the server that the label belongs to the acting annotator.
 
 from petool.label_rules import VERDICTS
 from petool.pairs import LabelStatus, PairPolicy, explain_labels, pair_accounting
-from petool.ui.common import acting_user, warning
+from petool.ui.common import acting_user, warning, with_user
 from petool.ui.render import md_text
 from petool.ui.services import Services
 
@@ -123,8 +123,6 @@ def build(services: Services, annotator, session, policy_inputs: list):
     """Lay out the section; ``policy_inputs`` are the Pairs tab's (both_bad, conflicts) radios,
     so the statuses follow the policy the pairs table shows."""
     import gradio as gr
-
-    from petool.ui.common import with_user
 
     gr.Markdown(
         "### My labels\nEvery label you gave, and what became of it: a DPO pair, or why not. "

@@ -23,6 +23,7 @@ from typing import Any
 from petool.evaluate import evaluate
 from petool.schema import ALL_SETTINGS, Entry
 from petool.scoring import aggregate
+from petool.ui.common import require_user, warning, with_user
 from petool.ui.services import BASE, DEV, GENERATED, TUNED, Services
 
 MAX_SAMPLE = 50
@@ -262,8 +263,6 @@ def summary(request: SampleRequest, result: SampleResult) -> str:
 def build(services: Services, session) -> dict:
     """Lay out the section and wire it; returns its refresh (for the tab's select event)."""
     import gradio as gr
-
-    from petool.ui.common import require_user, warning, with_user
 
     gr.Markdown("### Evaluate a trained adapter on a sample")
     gr.Markdown(

@@ -13,8 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from petool import catalog
 from petool.appconfig import AppConfig
+from petool.bench import BuildConfig, build_entries
 from petool.evaluate import BENCHMARK_VERSION
+from petool.formats import load_entries
 from petool.models import DEFAULT_RANK_PRIOR_WEIGHT, ModelNotFound
 from petool.predictors import ModelSpec, Predictor, build_predictor
 from petool.schema import Entry, Generation, Tool
@@ -258,8 +261,6 @@ class Services:
                 self._dev = []
                 path = self.config.data_path
                 if path and Path(path).exists():
-                    from petool.formats import load_entries
-
                     try:
                         self._dev = load_entries(path).entries
                     except ValueError as exc:
@@ -363,8 +364,6 @@ def load_catalog():
     with _CATALOG_LOCK:
         if _CATALOG is None:
             try:
-                from petool import catalog
-
                 _CATALOG = catalog.load_catalog()
             except Exception:  # the app still works on dev/saved entries without a catalog
                 log.exception("loading the catalog failed")
@@ -378,8 +377,6 @@ def _build_generated(n: int = 60, seed: int = 0) -> list[Entry]:
     if cat is None:
         return []
     try:
-        from petool.bench import BuildConfig, build_entries
-
         train, _ = build_entries(cat, BuildConfig(seed=seed, n_train=n, n_test=0, n_users=20))
     except Exception:  # a broken generator must not stop the app; the builder still works
         log.exception("building generated entries failed")

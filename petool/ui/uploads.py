@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from petool.appconfig import AppConfig
+from petool.ui.common import logged_in
 
 UPLOAD_ROUTE = "/gradio_api/upload"
 CLIENT_COOKIE = "petool-client"
@@ -188,8 +189,6 @@ def watch_logins(guard: UploadGuard, session, login_events: list) -> None:
     (the login box's login and logout): a login opens the upload route to this browser, a logout
     closes it. (A State's own change event does not fire after events that skip the queue.)"""
     import gradio as gr
-
-    from petool.ui.common import logged_in
 
     def on_session(value, request: gr.Request):
         guard.logins.bind(client_key(request), logged_in(None, None, value))
