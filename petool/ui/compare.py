@@ -79,7 +79,7 @@ def render_result(result: dict | None) -> tuple[str, str, str]:
     if not done:
         while len(out) < 2:
             out.append(pending_card("AB"[len(out)], "running" if len(out) == len(sides) else "waiting"))
-        lines.append(f"Side A is done ({sides[0]['latency_s']:.1f} s); side B is running…" if sides else "Side A is running…")
+        lines.append(f"Side A is done ({sides[0]['latency_s'] or 0:.1f} s); side B is running…" if sides else "Side A is running…")
         return out[0], out[1], "  \n".join(lines)
     a, b = sides
     same = a["call"] == b["call"] and a["call"] is not None

@@ -8,14 +8,13 @@ import random
 import uuid
 from collections.abc import Callable
 
+from petool.evaluate import record_for
 from petool.label_rules import VERDICTS
-from petool.parsing import parse_call
 from petool.prompts import render_system_prompt
-from petool.schema import ToolCall, entry_from_dict, entry_to_dict
-from petool.scoring import score_call
+from petool.schema import Prediction, ToolCall, entry_from_dict, entry_to_dict
 from petool.ui.common import MAX_CANDIDATES, MAX_JSON_CHARS, MAX_TEXT_CHARS, MAX_TURNS, check_text
 from petool.ui.entry_edits import checked_call
-from petool.ui.render import gold_known, md_text
+from petool.ui.render import md_text
 from petool.ui.services import BASE, DEV, TUNED, Services
 
 TAGS = [
@@ -30,21 +29,16 @@ TAGS = [
 VERDICT_LABELS = {"A": "A is better", "B": "B is better", "tie": "Tie", "both_bad": "Both are bad"}
 
 
-def judge(entry, setting: str, text: str) -> dict:
-    """Parse and, when the gold is known, score one output."""
-    parsed = parse_call(text)
-    if gold_known(entry):
-        score = score_call(entry, setting, parsed)
-        return {
-            "call": score.call.to_json() if score.call else None,
-            "error": score.error,
-            "tool_ok": score.tool_ok,
-            "params_ok": score.params_ok,
-        }
-    if parsed.call is None:
-        return {"call": None, "error": parsed.error, "tool_ok": None, "params_ok": None}
-    error = "unscored" if entry.candidate(parsed.call.tool_name) else "tool:hallucinated"
-    return {"call": parsed.call.to_json(), "error": error, "tool_ok": None, "params_ok": None}
+SIDE_FIELDS = ("choice", "model_error", "note")
+"""What a comparison side holds beside its ``Prediction`` (``comparison_side``)."""
+
+
+def comparison_side(choice: str, prediction: Prediction, model_error: str = "", note: str = "") -> dict:
+    """A comparison side: the ``Prediction`` of the answer (``to_json``), plus what the
+    comparison adds: the ``choice`` it was asked as (BASE, TUNED, a baseline...), the failure's
+    text (``model_error``) and a ``note`` shown beside the call. ``Prediction.from_json`` of a
+    side gives the prediction back."""
+    return {**prediction.to_json(), "choice": choice, "model_error": model_error, "note": note}
 
 
 def run_compare(
@@ -109,29 +103,19 @@ def iter_compare(
         "done": False,
         "labelled": None,
     }
+    predictions: list[Prediction] = []
     if progress and not services.model.loaded and any(c in (BASE, TUNED) for c in choices):
         progress((0, 2), desc="loading the model (first request of this process only)")
     for i, choice in enumerate(choices):
         if progress:
             progress((i, 2), desc=f"generating side {'AB'[i]}" + ("" if blind else f" ({choice})"))
         out = services.model.generate(choice, entry, setting, rank_prior)
-        side = {
-            "choice": choice,
-            "model": out.model,
-            "raw": out.text,
-            "latency_s": out.latency_s,
-            "prompt_tokens": out.prompt_tokens,
-            "output_tokens": out.output_tokens,
-            "model_error": out.error,
-            "note": out.note,
-            "tool_choice": out.tool_choice,
-        }
-        side.update(
-            judge(entry, setting, out.text) if not out.error else {"call": None, "error": "model:error", "tool_ok": None, "params_ok": None}
-        )
+        prediction = record_for(entry, setting, out.model, out.generation, "robust", out.error)
+        predictions.append(prediction)
+        side = comparison_side(choice, prediction, out.error, out.note)
         result = {**result, "sides": [*result["sides"], side], "done": i == len(choices) - 1}
         if result["done"]:
-            services.record_sides(entry, setting, result["sides"])  # the dashboards count the app's scored answers
+            services.record_sides(predictions)  # the dashboards count the app's scored answers
             if progress:
                 progress((2, 2), desc="done")
         yield result
@@ -255,8 +239,8 @@ def submit_label(
         model_b=b["model"],
         call_a=a["call"],
         call_b=b["call"],
-        raw_a=a["raw"],
-        raw_b=b["raw"],
+        raw_a=a["raw"] or "",
+        raw_b=b["raw"] or "",
         blind=result["blind"],
         verdict=verdict,
         tags=tags or [],
