@@ -11,6 +11,7 @@ import json
 import pytest
 
 from petool.appconfig import AppConfig
+from petool.dashboards import tool_choice_of
 from petool.evaluate import evaluate, read_predictions, read_run_folder, record_for
 from petool.predictors import ModelSpec, build_predictor
 from petool.schema import Entry, Generation, Prediction, ToolCall, entry_from_dict, entry_to_dict
@@ -163,3 +164,52 @@ def test_a_failed_model_side_carries_the_error_code(services):
     assert rule["error"] in ERROR_CODES and rule["tool_ok"] is not None
     # a failed side is not an answer of its model: only the rule's reaches the dashboards
     assert [r["id"] for r in services.store.runs()] == ["app:baseline:rules"]
+
+
+# ---------------------------------------------------------------- how the sides chose their tool
+
+
+@pytest.mark.parametrize(
+    "mode, weight, expected",
+    [
+        (comparison.OWN_CHOICE, None, 0.0),
+        (comparison.OWN_CHOICE, 4, 0.0),  # the weight waits for the fused mode
+        ("own", 2.5, 0.0),
+        (comparison.FUSED_CHOICE, None, 2.5),
+        (comparison.FUSED_CHOICE, 4, 4.0),
+        ("fused", 0, 0.0),
+    ],
+)
+def test_choice_rank_prior(mode, weight, expected):
+    assert comparison.choice_rank_prior(mode, weight) == expected
+
+
+def test_an_unknown_choice_mode_is_refused():
+    with pytest.raises(ValueError, match="unknown tool-choice mode"):
+        comparison.choice_rank_prior("the ranking alone")
+
+
+def test_the_comparison_record_says_how_its_sides_chose(services):
+    d = entry_to_dict(services.generated()[0])
+    own = comparison.run_compare(services, d, "r", BASE, TUNED, rank_prior=0)
+    fused = comparison.run_compare(services, d, "r", BASE, TUNED)
+    assert (own["choice_mode"], own["rank_prior"], fused["choice_mode"], fused["rank_prior"]) == ("own", 0.0, "fused", 2.5)
+    assert [s["model"] for s in own["sides"]] == ["fake-base[rank-prior 0]", "fake-base+fake-adapter[rank-prior 0]"]
+    assert [s["model"] for s in fused["sides"]] == ["fake-base", "fake-base+fake-adapter"]
+    assert {r["id"] for r in services.store.runs()} == {f"app:{s['model']}" for s in own["sides"] + fused["sides"]}
+
+
+@pytest.mark.parametrize(
+    "model, words",
+    [
+        ("SmolLM2+PEToolLLaMA[rank-prior 0]", "model's own choice"),
+        ("SmolLM2+PEToolLLaMA", "model + ranking (weight 2.5)"),
+        ("SmolLM2[rank-prior 4]", "model + ranking (weight 4)"),
+        ("SmolLM2+DPO job #3[rank-prior 0.5][close-penalty 0]", "model + ranking (weight 0.5)"),
+        ("SmolLM2+PEToolLLaMA[paper,paper]", "model's own choice"),
+        ("openai:gpt-4o-mini", "model's own choice"),
+        ("baseline:rules", "rule"),
+    ],
+)
+def test_tool_choice_of_a_model_name(model, words):
+    assert tool_choice_of(model) == words

@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from petool.evaluate import record_for
 from petool.label_rules import VERDICTS
+from petool.models import DEFAULT_RANK_PRIOR_WEIGHT
 from petool.prompts import render_system_prompt
 from petool.schema import Prediction, ToolCall, entry_from_dict, entry_to_dict
 from petool.ui.common import MAX_CANDIDATES, MAX_JSON_CHARS, MAX_TEXT_CHARS, MAX_TURNS, check_text
@@ -27,6 +28,32 @@ TAGS = [
     "gold is debatable",
 ]
 VERDICT_LABELS = {"A": "A is better", "B": "B is better", "tie": "Tie", "both_bad": "Both are bad"}
+
+
+OWN_CHOICE = "Each model's own choice"
+FUSED_CHOICE = "Model + ranking (fused)"
+CHOICE_MODES = {"own": OWN_CHOICE, "fused": FUSED_CHOICE}
+"""How the language-model sides choose their tool, as the Compare tab names it. ``own``: the
+model alone (ranking prior 0), the app's default, so that a vote compares the models; ``fused``:
+the model's scores plus the ranking's prior at a weight (``petool eval``'s default mode)."""
+
+
+def choice_rank_prior(mode: str, weight: float | None = None) -> float:
+    """The ranking prior's weight a comparison in ``mode`` (a value or a name of CHOICE_MODES)
+    passes to the models: 0 for each model's own choice, else ``weight`` (None: the default)."""
+    key = next((k for k, name in CHOICE_MODES.items() if mode in (k, name)), None)
+    if key is None:
+        raise ValueError(f"unknown tool-choice mode {mode!r}; valid: {', '.join(CHOICE_MODES.values())}")
+    if key == "own":
+        return 0.0
+    return DEFAULT_RANK_PRIOR_WEIGHT if weight is None else float(weight)
+
+
+def choice_mode_text(result: dict) -> str:
+    """How the comparison's models chose their tool, in words (with the weight when fused)."""
+    if result.get("choice_mode") == "own":
+        return f"{OWN_CHOICE.lower()} (ranking prior 0)"
+    return f"model + ranking prior (fused, weight {result.get('rank_prior', DEFAULT_RANK_PRIOR_WEIGHT):g})"
 
 
 SIDE_FIELDS = ("choice", "model_error", "note")
@@ -55,8 +82,12 @@ def run_compare(
     """Generate with both models on the entry; returns the comparison record the label is made of.
 
     In blind mode the two choices are shuffled (``swapped``), so "A" may be ``model_b``.
-    ``rank_prior`` weighs the ranking's prior into both models' tool choice (None: the default;
-    0: each model chooses alone, which shows what training changed).
+    ``rank_prior`` weighs the ranking's prior into both models' tool choice (None: the default
+    weight; 0: each model chooses alone, which shows what training changed; ``choice_rank_prior``
+    maps the Compare tab's modes to it). The record says which it was: ``rank_prior`` (the
+    weight) and ``choice_mode`` (``own`` at 0, else ``fused``); each side's ``model`` is the
+    name the predictor gives the call, which for a local model names any weight but the default
+    (``[rank-prior 0]`` for its own choice), so labels and the app's runs keep the two apart.
     """
     *_, result = iter_compare(services, d, setting, model_a, model_b, blind, seed, progress, rank_prior)
     return result
@@ -90,6 +121,7 @@ def iter_compare(
         if swapped:
             choices.reverse()
     style = _style(services)
+    weight = DEFAULT_RANK_PRIOR_WEIGHT if rank_prior is None else float(rank_prior)
     result = {
         "id": uuid.uuid4().hex,  # one comparison, one vote
         "entry": entry_to_dict(entry),
@@ -98,6 +130,8 @@ def iter_compare(
         "prompt": render_system_prompt(entry, setting, style),
         "blind": bool(blind),
         "swapped": swapped,
+        "choice_mode": "own" if weight == 0 else "fused",
+        "rank_prior": weight,
         "revealed": not blind,
         "sides": [],
         "done": False,
@@ -109,7 +143,7 @@ def iter_compare(
     for i, choice in enumerate(choices):
         if progress:
             progress((i, 2), desc=f"generating side {'AB'[i]}" + ("" if blind else f" ({choice})"))
-        out = services.model.generate(choice, entry, setting, rank_prior)
+        out = services.model.generate(choice, entry, setting, weight)
         prediction = record_for(entry, setting, out.model, out.generation, "robust", out.error)
         predictions.append(prediction)
         side = comparison_side(choice, prediction, out.error, out.note)
