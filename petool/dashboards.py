@@ -7,9 +7,11 @@ setting, tool_ok, params_ok, error, category, history_length) and label rows
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 
+from petool.models import DEFAULT_RANK_PRIOR_WEIGHT
 from petool.runs import loss_series
 from petool.schema import ALL_SETTINGS, SETTING_NAMES
 from petool.scoring import aggregate, error_counts, history_bucket
@@ -19,6 +21,31 @@ SETTING_ORDER = list(ALL_SETTINGS)
 VERDICT_ORDER = ["A", "B", "tie", "both_bad"]
 OUTCOME = {"win": 1.0, "loss": 0.0, "tie": 0.5}
 """A tie or a both-bad verdict counts half a win, as in Chatbot Arena's win rates."""
+
+
+_RANK_PRIOR_MARK = re.compile(r"\[rank-prior ([0-9.eE+-]+)\]")
+_DECODING_MARK = re.compile(r"\[[^]\s,]+,[^]\s]+\]$")
+
+
+def tool_choice_of(model: str) -> str:
+    """How a model's answers chose their tool, in words, read from the name petool gives them.
+
+    A local model's name says any ranking-prior weight but the default (``models``'s naming,
+    which the app's comparisons keep): ``[rank-prior 0]`` is the model's own choice (the Compare
+    tab's default), no mark the default fused choice of ``petool eval``. Rules and endpoints
+    choose without the prior, as does a local model in a style without a ranked shortlist.
+
+    Example:
+        >>> tool_choice_of("SmolLM2+PEToolLLaMA[rank-prior 0]"), tool_choice_of("SmolLM2")
+        ("model's own choice", 'model + ranking (weight 2.5)')
+    """
+    if model.startswith("baseline:"):
+        return "rule"
+    if model.startswith("openai:") or _DECODING_MARK.search(model):
+        return "model's own choice"
+    mark = _RANK_PRIOR_MARK.search(model)
+    weight = float(mark[1]) if mark else DEFAULT_RANK_PRIOR_WEIGHT
+    return "model's own choice" if weight == 0 else f"model + ranking (weight {weight:g})"
 
 
 # ---------------------------------------------------------------- statistics (pure)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from petool.formats import load_entries
 from petool.parsing import PARSE_MODES, parse_call
 from petool.schema import ALL_SETTINGS, Entry, Generation, Prediction
-from petool.scoring import SCORER_VERSION, aggregate, error_counts, score_call
+from petool.scoring import SCORER_VERSION, aggregate, error_counts, score_call, score_without_gold
 
 if TYPE_CHECKING:  # the predictors (and the models behind them) are not needed to read or score runs
     from petool.predictors import Predictor
@@ -30,9 +30,17 @@ BENCHMARK_VERSION = "petoolbench-format/1"
 
 def record_for(entry: Entry, setting: str, model: str, generation: Generation | None, parse_mode: str, model_error: str = "") -> Prediction:
     """One prediction: the raw output, the parsed call, the verdicts, the cost and, where the tool
-    was chosen as a whole name, how (each shortlisted name's log-likelihood and prior bias)."""
+    was chosen as a whole name, how (each shortlisted name's log-likelihood and prior bias).
+
+    The one builder of the record "a model answer, parsed and scored": an evaluation's
+    predictions.jsonl lines and the app's comparison sides are both made here. ``model_error``
+    (the exception's text, with no generation) makes the error ``model:error`` and is kept as
+    ``parse_detail``. An entry without a gold call (built in the app) is judged as far as it can
+    be (``scoring.score_without_gold``): its verdicts and gold are None.
+    """
     parsed = parse_call(generation.text, parse_mode) if generation else None
-    score = score_call(entry, setting, parsed)
+    gold_known = bool(entry.ground_truth.tool_name)
+    score = score_call(entry, setting, parsed) if gold_known else score_without_gold(entry, setting, parsed)
     if model_error:
         score.error = score.param_error = "model:error"
     return Prediction(
@@ -46,7 +54,7 @@ def record_for(entry: Entry, setting: str, model: str, generation: Generation | 
         params_ok=score.params_ok,
         error=score.error,
         param_error=score.param_error,
-        gold=entry.ground_truth,
+        gold=entry.ground_truth if gold_known else None,
         latency_s=round(generation.latency_s, 4) if generation else None,
         prompt_tokens=generation.prompt_tokens if generation else None,
         output_tokens=generation.output_tokens if generation else None,

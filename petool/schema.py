@@ -299,8 +299,9 @@ class Score:
 
     entry_id: Any
     setting: str
-    tool_ok: bool
-    params_ok: bool
+    tool_ok: bool | None
+    """None where the entry has no gold call to judge against (``scoring.score_without_gold``)."""
+    params_ok: bool | None
     error: str
     param_error: str
     call: ToolCall | None = None

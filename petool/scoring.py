@@ -76,6 +76,17 @@ def score_call(entry: Entry, setting: str, parsed: Parsed | None) -> Score:
     return Score(entry.entry_id, setting, t_err == "ok", p_err == "ok", t_err if t_err != "ok" else p_err, p_err, call)
 
 
+def score_without_gold(entry: Entry, setting: str, parsed: Parsed | None) -> Score:
+    """Judge an output for an entry with no gold call (one built in the app): what can be known
+    without it. The verdicts are None; the error is the format's, ``tool:hallucinated`` for a
+    tool not among the candidates, else ``unscored``."""
+    if parsed is None or parsed.call is None:
+        error = "missing:no_response" if parsed is None else parsed.error
+        return Score(entry.entry_id, setting, None, None, error, error)
+    error = "unscored" if entry.candidate(parsed.call.tool_name) else "tool:hallucinated"
+    return Score(entry.entry_id, setting, None, None, error, "unscored", parsed.call)
+
+
 def history_bucket(length: int | None) -> str:
     """Bucket a history length for dashboards: ``0-19``, ``20-39``, … ``80+``, or ``unknown``."""
     if length is None:

@@ -23,6 +23,7 @@ from petool.migrations import apply_migrations
 from petool.pairs import PairPolicy, pairs_from_labels
 from petool.schema import (
     Entry,
+    Prediction,
     PreferenceExample,
     ToolCall,
     entry_from_dict,
@@ -172,8 +173,9 @@ class Store(SqliteFile):
 
     # -- evaluation runs and predictions
 
-    def save_run(self, run: dict, predictions: Iterable[dict] = (), replace: bool = False) -> str:
-        """Insert a run and its predictions (one transaction); returns the run id.
+    def save_run(self, run: dict, predictions: Iterable[Prediction | dict] = (), replace: bool = False) -> str:
+        """Insert a run and its predictions (records, or predictions.jsonl lines as read) in one
+        transaction; returns the run id.
 
         A run already stored under the same id is kept and ValueError raised, unless ``replace``
         says to swap it (its predictions included) for this one: an import never silently
@@ -209,13 +211,13 @@ class Store(SqliteFile):
         return run_row["id"]
 
     def record_app_prediction(
-        self, prediction: dict, mode: str = "app", scorer_version: str | None = None, benchmark_version: str | None = None
+        self, prediction: Prediction, mode: str = "app", scorer_version: str | None = None, benchmark_version: str | None = None
     ) -> str:
         """Add one scored answer the app produced (a comparison side) to the run of its model,
         ``app:<model>``, created on first use; a later answer on the same (entry, setting)
         replaces the earlier one, so each model's app run holds one answer per prompt, as a
         ``petool eval`` run does. Returns the run id."""
-        model = str(prediction.get("model") or "?")
+        model = prediction.model or "?"
         run_id = f"{mode}:{model}"
         cols = [c for c in self.schema_columns("predictions") if c != "id"]
         row = _prediction_row(prediction, run_id, cols)
@@ -299,6 +301,11 @@ class Store(SqliteFile):
             for k in ("tool_ok", "params_ok"):
                 r[k] = None if r[k] is None else bool(r[k])
         return rows
+
+    def prediction_records(self, run_ids: Iterable[str] | None = None, **filters: Any) -> list[Prediction]:
+        """``predictions`` as the records they were saved from. Only the fields the table holds
+        come back (``STORED_PREDICTION_FIELDS``; the others are None) and ``entry_id`` is text."""
+        return [Prediction.from_json(row) for row in self.predictions(run_ids, **filters)]
 
     def prediction_summaries(self) -> tuple[list[dict], str]:
         """Every prediction's scored columns (no raw output, no call) in id order, and a
@@ -577,10 +584,31 @@ class RunExists(ValueError):
         )
 
 
-def _prediction_row(p: dict, run_id: str, cols: list[str]) -> list:
-    """A prediction dict as the values of ``cols`` (a data file may hold anything: odd values
-    are kept as JSON text, never a failure)."""
-    p = dict(p, run_id=run_id)
+STORED_PREDICTION_FIELDS = (
+    "entry_id",
+    "setting",
+    "model",
+    "raw",
+    "call",
+    "tool_ok",
+    "params_ok",
+    "error",
+    "param_error",
+    "latency_s",
+    "prompt_tokens",
+    "output_tokens",
+    "category",
+    "history_length",
+)
+"""The fields of a ``Prediction`` the predictions table keeps, each in a column of its name. The
+rest (how it parsed, the gold, the cluster's size, the tool-choice scores) stay in the run
+folder's predictions.jsonl."""
+
+
+def _prediction_row(p: Prediction | dict, run_id: str, cols: list[str]) -> list:
+    """A prediction (the record, or a predictions.jsonl line as read) as the values of ``cols``
+    (a data file may hold anything: odd values are kept as JSON text, never a failure)."""
+    p = dict(p.to_json() if isinstance(p, Prediction) else p, run_id=run_id)
     p["entry_id"] = str(p.get("entry_id"))
     p["call"] = _call_json(p.get("call"))
     p["latency_s"] = p.get("latency_s", p.get("latency"))

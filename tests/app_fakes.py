@@ -7,6 +7,7 @@ or, for entries without a gold, the first candidate.
 
 from __future__ import annotations
 
+from petool.models import DEFAULT_RANK_PRIOR_WEIGHT
 from petool.schema import Entry, Generation, ToolCall
 
 
@@ -16,7 +17,7 @@ class FakePredictor:
         self.adapter_enabled = True
         self.style = "paper"
         self.calls: list[tuple[str, str, bool]] = []
-        self.rank_prior_weight = 2.5
+        self.rank_prior_weight = DEFAULT_RANK_PRIOR_WEIGHT
         self.weights: list[float] = []
         self.extra_adapter: str | None = None
         self.extra_paths: dict[str, str] = {}
@@ -46,7 +47,8 @@ class FakePredictor:
     def generate(self, entry: Entry, setting: str, *, rank_prior: float | None = None, use_adapter: bool | None = None) -> Generation:
         adapter_on = self.adapter_enabled if use_adapter is None else use_adapter
         self.calls.append((entry.key, setting, adapter_on))
-        self.weights.append(self.rank_prior_weight if rank_prior is None else rank_prior)
+        weight = self.rank_prior_weight if rank_prior is None else rank_prior
+        self.weights.append(weight)
         gold = entry.ground_truth
         if adapter_on and gold.tool_name:
             call = gold
@@ -61,7 +63,8 @@ class FakePredictor:
             0.01,
             100,
             20,
-            model=self._name(adapter_on),
+            # as petool.models names a call: a ranking-prior weight other than the default is part of it
+            model=self._name(adapter_on) + ("" if weight == DEFAULT_RANK_PRIOR_WEIGHT else f"[rank-prior {weight:g}]"),
             tool_scores={n: -0.5 if n == call.tool_name else -4.0 for n in names},
             tool_bias={n: -0.1 * i for i, n in enumerate(names)},
         )

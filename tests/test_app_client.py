@@ -109,3 +109,41 @@ def test_model_events_are_limited_to_one_at_a_time(app):
     model_fns = [f for f in demo.fns.values() if f.concurrency_id == "model"]
     assert model_fns and all(f.concurrency_limit == 1 for f in model_fns)
     assert demo._queue.max_size == 16
+
+
+def test_compare_defaults_to_each_models_own_choice(app, client):
+    """Issue 28 #6: a comparison with the page's defaults passes ranking prior 0 to both models;
+    the fused mode passes its weight (the default one unless moved); the app's runs and the
+    dashboards keep the two apart and say which was used."""
+    from petool.ui.comparison import FUSED_CHOICE
+
+    demo, _ = app
+    services = demo.petool_services
+    fake = services.model.predictor()
+    client.predict("generated", services.generated()[1].key, "r", api_name="/load_entry")
+    _a, html_b, summary, _gold = client.predict("r", "base", "PEToolLLaMA", False, api_name="/compare")
+    assert fake.weights[-2:] == [0.0, 0.0]
+    assert "tool choice: each model's own choice" in summary and "fake-base+fake-adapter[rank-prior 0]" in html_b
+    client.predict("ann", [], "", "", api_name="/label_B")  # the label says how its sides chose
+    label = services.store.labels()[-1]
+    assert (label["model_a"], label["model_b"]) == ("fake-base[rank-prior 0]", "fake-base+fake-adapter[rank-prior 0]")
+    _a, html_b, summary, _gold = client.predict("r", "base", "PEToolLLaMA", False, 2.5, FUSED_CHOICE, api_name="/compare")
+    assert fake.weights[-2:] == [2.5, 2.5] and "fused, weight 2.5" in summary and "[rank-prior" not in html_b
+    client.predict("r", "base", "PEToolLLaMA", False, 4, FUSED_CHOICE, api_name="/compare")
+    assert fake.weights[-2:] == [4.0, 4.0]
+    client.predict("r", "base", "PEToolLLaMA", False, 4, "Each model's own choice", api_name="/compare")
+    assert fake.weights[-2:] == [0.0, 0.0]  # own choice: the weight plays no part
+
+    runs = {r["id"] for r in services.store.runs()}
+    assert {
+        "app:fake-base[rank-prior 0]",
+        "app:fake-base+fake-adapter[rank-prior 0]",
+        "app:fake-base",
+        "app:fake-base+fake-adapter",
+    } <= runs
+    *_, table, status = client.predict([], [], [], api_name="/dashboards")
+    rows = {(r[0], r[1]): r[-1] for r in table["data"]}
+    assert rows[("fake-base+fake-adapter[rank-prior 0]", "r")] == "model's own choice"
+    assert rows[("fake-base+fake-adapter", "r")] == "model + ranking (weight 2.5)"
+    assert rows[("fake-base+fake-adapter[rank-prior 4]", "r")] == "model + ranking (weight 4)"
+    assert table["headers"][-1] == "tool choice"

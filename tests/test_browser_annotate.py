@@ -314,3 +314,47 @@ def test_compare_on_a_phone(app, browser):
         page.locator("#tab-about").wait_for()
     finally:
         page.close()
+
+
+def test_compare_shows_each_models_own_choice_by_default(app, browser):
+    """Issue 28 #6: the Compare tab's tool choice starts at each model's own choice (the ranking
+    prior's weight waits for the fused mode), names its mode in words on the result, and the
+    queue's automatic run follows the mode the page shows."""
+    from playwright.sync_api import expect
+
+    demo, url = app
+    fake = demo.petool_services.model.predictor()
+    page = open_page(browser, url)
+    try:
+        page.locator("#annotator textarea, #annotator input").first.fill("yuri")
+        page.get_by_role("tab", name="Compare & label").click()
+        mode = page.locator("#c-choice-mode")
+        weight = page.locator("#c-rank-prior input[type=range]")
+        expect(mode.get_by_label("Each model's own choice")).to_be_checked()
+        expect(mode.get_by_label("Model + ranking (fused)")).not_to_be_checked()
+        expect(weight).to_be_disabled()
+        page.get_by_role("tab", name="Build").click()
+        page.click("#b-load")
+        page.get_by_text("Loaded entry").wait_for()
+        run_comparison(page)
+        summary = page.locator("#c-summary")
+        expect(summary).to_contain_text("tool choice: each model's own choice (ranking prior 0)")
+        expect(page.locator("#c-side-b")).to_contain_text("fake-base+fake-adapter[rank-prior 0]")
+        assert fake.weights[-2:] == [0.0, 0.0]
+
+        mode.get_by_label("Model + ranking (fused)").check()
+        expect(weight).to_be_enabled()
+        page.click("#c-run")
+        expect(summary).to_contain_text("tool choice: model + ranking prior (fused, weight 2.5)")
+        assert fake.weights[-2:] == [2.5, 2.5]
+
+        mode.get_by_label("Each model's own choice").check()
+        expect(weight).to_be_disabled()
+        page.get_by_text("Queue: label a batch").click()
+        page.click("#q-start")  # runs the first item at once ("run the models automatically")
+        expect(page.locator("#q-status")).to_contain_text("Queue item 1 of")
+        expect(summary).to_contain_text("tool choice: each model's own choice", timeout=20_000)
+        assert fake.weights[-2:] == [0.0, 0.0]
+        assert not page.server_errors
+    finally:
+        page.close()

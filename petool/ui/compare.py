@@ -10,8 +10,13 @@ from petool.schema import SETTINGS, entry_from_dict
 from petool.scoring import ERROR_CODES
 from petool.ui.common import acting_user, refusable, warning, with_user
 from petool.ui.comparison import (
+    CHOICE_MODES,
+    FUSED_CHOICE,
+    OWN_CHOICE,
     TAGS,
     VERDICT_LABELS,
+    choice_mode_text,
+    choice_rank_prior,
     gold_text,
     iter_compare,
     make_queue,
@@ -75,11 +80,14 @@ def render_result(result: dict | None) -> tuple[str, str, str]:
                 compared=other is not None,
             )
         )
-    lines = [f"Entry {md_text(entry.key)} · setting **{result['setting']}** · prompt style `{result['style']}`"]
+    lines = [
+        f"Entry {md_text(entry.key)} · setting **{result['setting']}** · prompt style `{result['style']}` · "
+        f"tool choice: {choice_mode_text(result)}"
+    ]
     if not done:
         while len(out) < 2:
             out.append(pending_card("AB"[len(out)], "running" if len(out) == len(sides) else "waiting"))
-        lines.append(f"Side A is done ({sides[0]['latency_s']:.1f} s); side B is running…" if sides else "Side A is running…")
+        lines.append(f"Side A is done ({sides[0]['latency_s'] or 0:.1f} s); side B is running…" if sides else "Side A is running…")
         return out[0], out[1], "  \n".join(lines)
     a, b = sides
     same = a["call"] == b["call"] and a["call"] is not None
@@ -157,14 +165,26 @@ def build(services: Services, entry_state, annotator, session):
         model_a = gr.Dropdown(choices, value=BASE, label="model A", elem_id="c-model-a")
         model_b = gr.Dropdown(choices, value=TUNED, label="model B", elem_id="c-model-b")
         blind = gr.Checkbox(value=False, label="blind (hide and shuffle the models)", elem_id="c-blind")
+    with gr.Row():
+        # The default shows each model's own choice: with the ranking's prior in, both sides
+        # mostly repeat the ranking's first candidate and a vote says little about either model.
+        choice_mode = gr.Radio(
+            list(CHOICE_MODES.values()),
+            value=OWN_CHOICE,
+            label="how the models choose their tool",
+            info="own choice: each model alone, which is what a vote compares; fused: the model's scores plus the ranking's prior, as petool eval chooses",
+            elem_id="c-choice-mode",
+        )
         rank_prior = gr.Slider(
             0,
             MAX_RANK_PRIOR,
             value=DEFAULT_RANK_PRIOR_WEIGHT,
             step=0.5,
+            interactive=False,
             elem_id="c-rank-prior",
-            label="ranking prior in the tool choice (0: each model chooses alone)",
+            label="the ranking prior's weight (fused mode)",
         )
+    choice_mode.change(lambda m: gr.update(interactive=m == FUSED_CHOICE), choice_mode, rank_prior, api_visibility="private", queue=False)
     entry_html = gr.HTML(entry_view(None, "p"), elem_id="c-entry")
     with gr.Row():
         run_btn = gr.Button("Run comparison", variant="primary", elem_id="c-run", scale=3)
@@ -222,18 +242,18 @@ def build(services: Services, entry_state, annotator, session):
         changed(on_entry, [entry_state, setting], entry_html, api_visibility="private")
         changed(drop_stale, [result_state, entry_state, setting], shown, api_visibility="private", queue=False)
 
-    def on_run(d, s, a, b, bl, w=DEFAULT_RANK_PRIOR_WEIGHT, progress=gr.Progress()):
+    def on_run(d, s, a, b, bl, w=DEFAULT_RANK_PRIOR_WEIGHT, mode=OWN_CHOICE, progress=gr.Progress()):
         """Each side's card as soon as it is done: B's card says "running" meanwhile. The
         partial record never enters ``result_state`` (nothing half-done can be voted on)."""
         yield (None, pending_card("A", "running"), pending_card("B", "waiting"), "Side A is running…", "")
         try:
-            for result in iter_compare(services, d, s, a, b, bl, None, progress, w):
+            for result in iter_compare(services, d, s, a, b, bl, None, progress, choice_rank_prior(mode, w)):
                 yield (result if result["done"] else None, *render_result(result), "")
         except ValueError as exc:
             yield (None, "", "", warning(exc), gr.update())
 
     run_outs = [result_state, html_a, html_b, summary, gold]
-    run_inputs = [entry_state, setting, model_a, model_b, blind, rank_prior]
+    run_inputs = [entry_state, setting, model_a, model_b, blind, rank_prior, choice_mode]
     controls = [run_btn, cancel_btn, *btns.values(), q_start, q_next]
 
     def busy(running: bool):
@@ -303,17 +323,17 @@ def build(services: Services, entry_state, annotator, session):
 
         return with_user(run, 8, refusal=(len(verdict_outs), verdict_outs.index(label_msg)))
 
-    def run_next(go, queue, pos, auto, d, s, a, b, bl, w, progress=gr.Progress()):
+    def run_next(go, queue, pos, auto, d, s, a, b, bl, w, mode, progress=gr.Progress()):
         if not go:
             yield (gr.update(),) * len(run_outs)
             return
-        yield from maybe_run(queue, pos, auto, d, s, a, b, bl, w, progress)
+        yield from maybe_run(queue, pos, auto, d, s, a, b, bl, w, mode, progress)
 
-    def maybe_run(queue, pos, auto, d, s, a, b, bl, w, progress=gr.Progress()):
+    def maybe_run(queue, pos, auto, d, s, a, b, bl, w, mode, progress=gr.Progress()):
         if not (queue and auto and pos < len(queue) and d):
             yield (gr.update(),) * len(run_outs)
             return
-        yield from on_run(d, s, a, b, bl, w, progress)
+        yield from on_run(d, s, a, b, bl, w, mode, progress)
 
     # Verdicts skip the queue (queue=False): a label is a quick write, and must neither wait
     # behind model calls nor be refused as "queue full" while visitors wait for the model.
@@ -321,7 +341,7 @@ def build(services: Services, entry_state, annotator, session):
     # goes through the queue (see docs/app.md, "Access control and limits").
     advanced = gr.State(False)  # did the latest verdict move the queue on (then run the next entry)?
     verdict_outs = [*shown, tags, comment, gold, label_msg, entry_state, setting, pos_state, q_status, advanced, entry_html]
-    queue_inputs = [queue_state, pos_state, q_auto, entry_state, setting, model_a, model_b, blind, rank_prior]
+    queue_inputs = [queue_state, pos_state, q_auto, entry_state, setting, model_a, model_b, blind, rank_prior, choice_mode]
 
     def then_run(event, fn, inputs, runs):
         """After ``event``, the queue's next comparison (when it runs automatically), cancellable;

@@ -8,14 +8,14 @@ import random
 import uuid
 from collections.abc import Callable
 
+from petool.evaluate import record_for
 from petool.label_rules import VERDICTS
-from petool.parsing import parse_call
+from petool.models import DEFAULT_RANK_PRIOR_WEIGHT
 from petool.prompts import render_system_prompt
-from petool.schema import ToolCall, entry_from_dict, entry_to_dict
-from petool.scoring import score_call
+from petool.schema import Prediction, ToolCall, entry_from_dict, entry_to_dict
 from petool.ui.common import MAX_CANDIDATES, MAX_JSON_CHARS, MAX_TEXT_CHARS, MAX_TURNS, check_text
 from petool.ui.entry_edits import checked_call
-from petool.ui.render import gold_known, md_text
+from petool.ui.render import md_text
 from petool.ui.services import BASE, DEV, TUNED, Services
 
 TAGS = [
@@ -30,21 +30,42 @@ TAGS = [
 VERDICT_LABELS = {"A": "A is better", "B": "B is better", "tie": "Tie", "both_bad": "Both are bad"}
 
 
-def judge(entry, setting: str, text: str) -> dict:
-    """Parse and, when the gold is known, score one output."""
-    parsed = parse_call(text)
-    if gold_known(entry):
-        score = score_call(entry, setting, parsed)
-        return {
-            "call": score.call.to_json() if score.call else None,
-            "error": score.error,
-            "tool_ok": score.tool_ok,
-            "params_ok": score.params_ok,
-        }
-    if parsed.call is None:
-        return {"call": None, "error": parsed.error, "tool_ok": None, "params_ok": None}
-    error = "unscored" if entry.candidate(parsed.call.tool_name) else "tool:hallucinated"
-    return {"call": parsed.call.to_json(), "error": error, "tool_ok": None, "params_ok": None}
+OWN_CHOICE = "Each model's own choice"
+FUSED_CHOICE = "Model + ranking (fused)"
+CHOICE_MODES = {"own": OWN_CHOICE, "fused": FUSED_CHOICE}
+"""How the language-model sides choose their tool, as the Compare tab names it. ``own``: the
+model alone (ranking prior 0), the app's default, so that a vote compares the models; ``fused``:
+the model's scores plus the ranking's prior at a weight (``petool eval``'s default mode)."""
+
+
+def choice_rank_prior(mode: str, weight: float | None = None) -> float:
+    """The ranking prior's weight a comparison in ``mode`` (a value or a name of CHOICE_MODES)
+    passes to the models: 0 for each model's own choice, else ``weight`` (None: the default)."""
+    key = next((k for k, name in CHOICE_MODES.items() if mode in (k, name)), None)
+    if key is None:
+        raise ValueError(f"unknown tool-choice mode {mode!r}; valid: {', '.join(CHOICE_MODES.values())}")
+    if key == "own":
+        return 0.0
+    return DEFAULT_RANK_PRIOR_WEIGHT if weight is None else float(weight)
+
+
+def choice_mode_text(result: dict) -> str:
+    """How the comparison's models chose their tool, in words (with the weight when fused)."""
+    if result.get("choice_mode") == "own":
+        return f"{OWN_CHOICE.lower()} (ranking prior 0)"
+    return f"model + ranking prior (fused, weight {result.get('rank_prior', DEFAULT_RANK_PRIOR_WEIGHT):g})"
+
+
+SIDE_FIELDS = ("choice", "model_error", "note")
+"""What a comparison side holds beside its ``Prediction`` (``comparison_side``)."""
+
+
+def comparison_side(choice: str, prediction: Prediction, model_error: str = "", note: str = "") -> dict:
+    """A comparison side: the ``Prediction`` of the answer (``to_json``), plus what the
+    comparison adds: the ``choice`` it was asked as (BASE, TUNED, a baseline...), the failure's
+    text (``model_error``) and a ``note`` shown beside the call. ``Prediction.from_json`` of a
+    side gives the prediction back."""
+    return {**prediction.to_json(), "choice": choice, "model_error": model_error, "note": note}
 
 
 def run_compare(
@@ -61,8 +82,12 @@ def run_compare(
     """Generate with both models on the entry; returns the comparison record the label is made of.
 
     In blind mode the two choices are shuffled (``swapped``), so "A" may be ``model_b``.
-    ``rank_prior`` weighs the ranking's prior into both models' tool choice (None: the default;
-    0: each model chooses alone, which shows what training changed).
+    ``rank_prior`` weighs the ranking's prior into both models' tool choice (None: the default
+    weight; 0: each model chooses alone, which shows what training changed; ``choice_rank_prior``
+    maps the Compare tab's modes to it). The record says which it was: ``rank_prior`` (the
+    weight) and ``choice_mode`` (``own`` at 0, else ``fused``); each side's ``model`` is the
+    name the predictor gives the call, which for a local model names any weight but the default
+    (``[rank-prior 0]`` for its own choice), so labels and the app's runs keep the two apart.
     """
     *_, result = iter_compare(services, d, setting, model_a, model_b, blind, seed, progress, rank_prior)
     return result
@@ -96,6 +121,7 @@ def iter_compare(
         if swapped:
             choices.reverse()
     style = _style(services)
+    weight = DEFAULT_RANK_PRIOR_WEIGHT if rank_prior is None else float(rank_prior)
     result = {
         "id": uuid.uuid4().hex,  # one comparison, one vote
         "entry": entry_to_dict(entry),
@@ -104,34 +130,26 @@ def iter_compare(
         "prompt": render_system_prompt(entry, setting, style),
         "blind": bool(blind),
         "swapped": swapped,
+        "choice_mode": "own" if weight == 0 else "fused",
+        "rank_prior": weight,
         "revealed": not blind,
         "sides": [],
         "done": False,
         "labelled": None,
     }
+    predictions: list[Prediction] = []
     if progress and not services.model.loaded and any(c in (BASE, TUNED) for c in choices):
         progress((0, 2), desc="loading the model (first request of this process only)")
     for i, choice in enumerate(choices):
         if progress:
             progress((i, 2), desc=f"generating side {'AB'[i]}" + ("" if blind else f" ({choice})"))
-        out = services.model.generate(choice, entry, setting, rank_prior)
-        side = {
-            "choice": choice,
-            "model": out.model,
-            "raw": out.text,
-            "latency_s": out.latency_s,
-            "prompt_tokens": out.prompt_tokens,
-            "output_tokens": out.output_tokens,
-            "model_error": out.error,
-            "note": out.note,
-            "tool_choice": out.tool_choice,
-        }
-        side.update(
-            judge(entry, setting, out.text) if not out.error else {"call": None, "error": "model:error", "tool_ok": None, "params_ok": None}
-        )
+        out = services.model.generate(choice, entry, setting, weight)
+        prediction = record_for(entry, setting, out.model, out.generation, "robust", out.error)
+        predictions.append(prediction)
+        side = comparison_side(choice, prediction, out.error, out.note)
         result = {**result, "sides": [*result["sides"], side], "done": i == len(choices) - 1}
         if result["done"]:
-            services.record_sides(entry, setting, result["sides"])  # the dashboards count the app's scored answers
+            services.record_sides(predictions)  # the dashboards count the app's scored answers
             if progress:
                 progress((2, 2), desc="done")
         yield result
@@ -255,8 +273,8 @@ def submit_label(
         model_b=b["model"],
         call_a=a["call"],
         call_b=b["call"],
-        raw_a=a["raw"],
-        raw_b=b["raw"],
+        raw_a=a["raw"] or "",
+        raw_b=b["raw"] or "",
         blind=result["blind"],
         verdict=verdict,
         tags=tags or [],

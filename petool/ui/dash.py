@@ -21,7 +21,14 @@ from petool.ui.services import Services
 from petool.ui.uploads import discard_uploads
 
 RUN_FILES = ("predictions.jsonl", "metrics.json", "config.json")
-TABLE_HEADERS = ["model", "setting", "n", "tool acc", "param acc", "both"]
+TABLE_HEADERS = ["model", "setting", "n", "tool acc", "param acc", "both", "tool choice"]
+TOOL_CHOICE_NOTE = (
+    "*Tool choice* says how each model's answers chose their tool, as its name does: a name "
+    "ending in `[rank-prior 0]` is the model's own choice (the Compare tab's default); a local "
+    "model's name without that mark chose with the ranking's prior added (Compare's *Model + "
+    "ranking (fused)* at weight 2.5, and `petool eval`'s default); `[rank-prior w]`, at weight w. "
+    "The app's comparisons are stored as runs `app:<model>` under these names."
+)
 NO_PREDICTIONS = (
     "No scored answers yet: run a comparison on an entry with a known gold call (Compare & label), "
     "evaluate a model on a sample (Pairs & training), or import a run below."
@@ -83,7 +90,7 @@ def _prediction_figures(services: Services, run_ids, models, settings) -> tuple[
     """(number of records, (five figures, accuracy table, version warning)) for the chosen runs."""
     recs = records(services, run_ids, models, settings)
     table = [
-        [r["model"], r["setting"], r["n"], _pct(r["tool_acc"]), _pct(r["param_acc"]), _pct(r["both_acc"])]
+        [r["model"], r["setting"], r["n"], _pct(r["tool_acc"]), _pct(r["param_acc"]), _pct(r["both_acc"]), dash.tool_choice_of(r["model"])]
         for r in aggregate(recs, ["model", "setting"])
     ]
     return len(recs), (
@@ -171,6 +178,7 @@ def build(services: Services, session):
         lstats = gr.Plot(label="labels", elem_id="d-labels")
         wins = gr.Plot(label="win rate", elem_id="d-wins")
     table = gr.Dataframe(headers=TABLE_HEADERS, value=[], interactive=False, label="accuracy table", elem_id="d-table")
+    gr.Markdown(TOOL_CHOICE_NOTE, elem_id="d-tool-choice")
     with gr.Accordion("Import an evaluation run", open=False):
         gr.Markdown(
             "Upload the files of a `petool eval --out DIR` folder, or (outside demo mode) give the folder's path on this server. `petool eval --db` imports directly."

@@ -20,7 +20,7 @@ from petool.evaluate import BENCHMARK_VERSION
 from petool.formats import load_entries
 from petool.models import DEFAULT_RANK_PRIOR_WEIGHT, ModelNotFound
 from petool.predictors import ModelSpec, Predictor, build_predictor
-from petool.schema import Entry, Generation, Tool
+from petool.schema import Entry, Generation, Prediction, Tool
 from petool.scoring import SCORER_VERSION
 from petool.store import Store
 
@@ -43,18 +43,16 @@ def job_choice(job_id: int) -> str:
 
 @dataclass
 class SideResult:
-    """One model's answer in a comparison."""
+    """One model's answer in a comparison, before it is parsed and scored
+    (``evaluate.record_for`` turns it into the side's ``Prediction``)."""
 
     model: str
-    text: str
-    latency_s: float
-    prompt_tokens: int | None = None
-    output_tokens: int | None = None
+    """The name of what answered, with this call's options (``Generation.model``)."""
+    generation: Generation | None
+    """None when the model failed (``error`` says why)."""
     error: str = ""
     note: str = ""
     """Said next to the output, e.g. that the call stopped at the time limit (PETOOL_MAX_CALL_S)."""
-    tool_choice: dict | None = None
-    """How the tool was chosen, where it was chosen as a whole: ``{"scores", "bias"}`` per name."""
 
 
 class ModelService:
@@ -136,12 +134,11 @@ class ModelService:
         try:
             if choice.startswith("baseline:"):
                 predictor = self._baseline(choice.removeprefix("baseline:"))
-                return _side(predictor, predictor.generate(entry, setting))
+                gen = predictor.generate(entry, setting)
+                return SideResult(gen.model or predictor.name, gen)
             predictor = self.predictor()
             gen = self.generation(choice, entry, setting, rank_prior)
-            side = _side(predictor, gen)
-            if gen.tool_scores:
-                side.tool_choice = {"scores": gen.tool_scores, "bias": gen.tool_bias or {}}
+            side = SideResult(gen.model or predictor.name, gen)
             if gen.timed_out:
                 side.note = (
                     f"stopped at the time limit ({self.config.max_call_s} s per model call, PETOOL_MAX_CALL_S): "
@@ -150,7 +147,7 @@ class ModelService:
             return side
         except Exception as exc:  # a failing model must not take the page down; show why
             log.exception("generation failed")
-            return SideResult(choice, "", 0.0, error=f"{type(exc).__name__}: {exc}")
+            return SideResult(choice, None, error=f"{type(exc).__name__}: {exc}")
 
     def generation(self, choice: str, entry: Entry, setting: str, rank_prior: float | None = None) -> Generation:
         """The shared model's answer as ``choice`` (BASE, TUNED or a finished job's ``DPO job #N``):
@@ -221,10 +218,6 @@ class ChoicePredictor:
         if use_adapter is not None:
             raise ValueError(f"{self.choice} is one side of the shared model; choose another side instead of use_adapter")
         return self.service.generation(self.choice, entry, setting, rank_prior)
-
-
-def _side(predictor: Predictor, gen: Generation) -> SideResult:
-    return SideResult(gen.model or predictor.name, gen.text, gen.latency_s, gen.prompt_tokens, gen.output_tokens)
 
 
 class Services:
@@ -305,31 +298,13 @@ class Services:
 
     # -- the app's own answers as runs
 
-    def record_sides(self, entry: Entry, setting: str, sides: list[dict]) -> None:
+    def record_sides(self, sides: list[Prediction]) -> None:
         """Store each scored comparison side (gold known, the model answered) as a prediction
         of its model's app run (``Store.record_app_prediction``), for the dashboards."""
         for side in sides:
-            if side.get("tool_ok") is None or side.get("model_error"):
+            if side.tool_ok is None or side.error == "model:error":
                 continue
-            self.store.record_app_prediction(
-                {
-                    "entry_id": entry.key,
-                    "setting": setting,
-                    "model": side["model"],
-                    "raw": side.get("raw"),
-                    "call": side.get("call"),
-                    "tool_ok": side["tool_ok"],
-                    "params_ok": side.get("params_ok"),
-                    "error": side.get("error"),
-                    "latency_s": side.get("latency_s"),
-                    "prompt_tokens": side.get("prompt_tokens"),
-                    "output_tokens": side.get("output_tokens"),
-                    "category": entry.category,
-                    "history_length": entry.history_length,
-                },
-                scorer_version=SCORER_VERSION,
-                benchmark_version=BENCHMARK_VERSION,
-            )
+            self.store.record_app_prediction(side, scorer_version=SCORER_VERSION, benchmark_version=BENCHMARK_VERSION)
 
     # -- the tool catalog
 
