@@ -7,6 +7,11 @@ or, for entries without a gold, the first candidate.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from petool.appconfig import AppConfig
 from petool.models import DEFAULT_RANK_PRIOR_WEIGHT
 from petool.schema import Entry, Generation, ToolCall
 
@@ -78,6 +83,41 @@ def launch_for_test(demo, config, **overrides) -> str:
     kwargs.update(server_port=None, prevent_thread_lock=True, quiet=True, **overrides)
     _, url, _ = demo.launch(**kwargs)
     return url
+
+
+def app_config(folder: str | Path, db_name: str = "petool.db", **fields) -> AppConfig:
+    """The app's settings for a test: a fresh store ``db_name`` in ``folder``, no data file."""
+    return AppConfig(db_path=str(Path(folder) / db_name), data_path=None, **fields)
+
+
+@contextmanager
+def running_app(
+    config: AppConfig,
+    predictor_factory: Callable[[], object] = FakePredictor,
+    *,
+    services=None,
+    prepare: Callable[[object], None] | None = None,
+    **launch_overrides,
+) -> Iterator[tuple[object, str]]:
+    """The app built from ``config`` (or over ``services``) and served on a free port: yields
+    ``(demo, url)`` and closes the server afterwards. ``prepare(demo)`` runs between building
+    and launching (runs to import, labels to store)."""
+    from petool.ui import build_demo
+
+    demo = build_demo(config, services=services, predictor_factory=predictor_factory)
+    try:
+        if prepare is not None:
+            prepare(demo)
+        yield demo, launch_for_test(demo, config, **launch_overrides)
+    finally:
+        demo.close()
+
+
+def api_client(url: str, **options):
+    """A gradio_client session on the app (a new session each call), files left on the server."""
+    from gradio_client import Client
+
+    return Client(url, verbose=False, download_files=False, **options)
 
 
 def label_data(demo, api_name: str, annotator: str, comment: str = "", session_value=None) -> list:

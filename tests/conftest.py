@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from petool.call_grammar import CallGrammar
+from tests.browser_helpers import CHROMIUM, CHROMIUM_ARGS
 
 
 def pytest_configure(config):
@@ -34,14 +33,10 @@ def tiny_decoder(tiny_llama_dir):
     return model, tok, CallGrammar(tok, model.config.vocab_size)
 
 
-CHROMIUM = Path("/usr/bin/chromium")
-"""Debian's chromium, which Playwright drives (it downloads no browser of its own here)."""
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-
-
 @pytest.fixture(scope="module")
 def browser():
-    """Headless Chromium for one test module (tests mark themselves ``browser`` and skip without it)."""
+    """Headless Chromium for one test module (tests mark themselves ``browser`` and skip without it:
+    ``tests.browser_helpers.BROWSER_MARKS``); pages on the app come from ``browser_helpers.open_page``."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:

@@ -23,7 +23,8 @@ from petool.ui.common import (
     SessionLogin,
     logged_in,
 )
-from tests.app_fakes import FakePredictor, label_data, launch_for_test
+from tests.app_fakes import FakePredictor, api_client, app_config, label_data, running_app
+from tests.browser_helpers import log_in, needs_chromium, open_page, run_comparison, wait_until_ready
 
 USERS = [("ann", "pw-ann"), ("bob", "pw-bøb")]
 
@@ -195,25 +196,13 @@ def test_every_write_event_reads_the_session_login(tmp_path):
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory):
-    from petool.ui import build_demo
-
-    folder = tmp_path_factory.mktemp("access")
-    config = AppConfig(db_path=str(folder / "petool.db"), data_path=None, auth=USERS)
-    demo = build_demo(config, predictor_factory=FakePredictor)
-    url = launch_for_test(demo, config)
-    yield demo, url
-    demo.close()
-
-
-def new_client(url):
-    from gradio_client import Client
-
-    return Client(url, verbose=False, download_files=False)
+    with running_app(app_config(tmp_path_factory.mktemp("access"), auth=USERS)) as served:
+        yield served
 
 
 def compared(url):
     """A fresh session (a new client) with an entry loaded and a comparison made."""
-    client = new_client(url)
+    client = api_client(url)
     client.predict("generated", "0", "p", api_name="/load_entry")
     client.predict("p", "base", "PEToolLLaMA", False, api_name="/compare")
     return client
@@ -236,7 +225,7 @@ def labels(demo) -> list[dict]:
 def test_anonymous_visitors_read_and_run_models_but_cannot_write(app):
 
     demo, url = app
-    client = new_client(url)
+    client = api_client(url)
     assert "Loaded entry" in client.predict("generated", "0", "p", api_name="/load_entry")[0]
     html_a, html_b, _, _ = client.predict("p", "base", "PEToolLLaMA", False, api_name="/compare")
     assert "fake-base" in html_a and "fake-base+fake-adapter" in html_b
@@ -338,70 +327,47 @@ def test_a_forged_session_login_in_the_request_is_ignored(app):
 
 
 def test_login_attempts_are_rate_limited_through_the_api(tmp_path):
-
-    from petool.ui import build_demo
-
-    config = AppConfig(db_path=str(tmp_path / "r.db"), data_path=None, auth=USERS)
-    demo = build_demo(config, predictor_factory=FakePredictor)
-    url = launch_for_test(demo, config)
-    try:
-        client = new_client(url)
+    with running_app(app_config(tmp_path, "r.db", auth=USERS)) as (_, url):
+        client = api_client(url)
         for _ in range(4):
             assert "Wrong user name or password" in client.predict("bob", "guess", api_name="/login")[1]
-        assert "pause for 30 s" in new_client(url).predict("bob", "guess", api_name="/login")[1]  # per address, not per session
+        assert "pause for 30 s" in api_client(url).predict("bob", "guess", api_name="/login")[1]  # per address, not per session
         assert "try again in" in client.predict("bob", "pw-bøb", api_name="/login")[1]
         assert client.predict("ann", "pw-ann", api_name="/login")[0] == "ann"
-    finally:
-        demo.close()
-
-
-CHROMIUM = Path("/usr/bin/chromium")
 
 
 @pytest.mark.browser
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian chromium at /usr/bin/chromium (apt-get install -y chromium)")
-def test_the_login_box_in_the_browser(app):
+@needs_chromium
+def test_the_login_box_in_the_browser(app, browser):
     """A visitor compares, is told to log in to label, logs in, labels as the login name, logs out."""
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     demo, url = app
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-        )
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.set_default_timeout(30_000)
-            page.goto(url, wait_until="load")
-            page.locator("#b-load").wait_for(timeout=60_000)
-            page.click("#b-load")
-            page.get_by_text("Loaded entry").wait_for()
-            page.get_by_role("tab", name="Compare & label").click()
-            page.click("#c-run")
-            page.locator("#c-side-b").get_by_text("fake-base+fake-adapter").wait_for()
-            n = len(labels(demo))
-            page.click("#verdict-A")  # refused: the reason is printed next to the buttons
-            expect(page.locator("#c-label-msg")).to_contain_text("Not saved: Log in (the box at the top of the page) to label")
+    page = open_page(browser, url)
+    try:
+        page.click("#b-load")
+        page.get_by_text("Loaded entry").wait_for()
+        run_comparison(page)
+        n = len(labels(demo))
+        page.click("#verdict-A")  # refused: the reason is printed next to the buttons
+        expect(page.locator("#c-label-msg")).to_contain_text("Not saved: Log in (the box at the top of the page) to label")
 
-            page.locator("#login-name input, #login-name textarea").first.fill("ann")
-            page.locator("#login-password input").fill("not-it")
-            page.click("#login-btn")
-            expect(page.locator("#login-msg")).to_contain_text(re.compile(r"Wrong user name or password \(\d tries left"))
-            page.locator("#login-password input").fill("pw-ann")
-            page.click("#login-btn")
-            expect(page.locator("#login-msg")).to_contain_text("Logged in as ann")
-            expect(page.locator("#annotator input, #annotator textarea").first).to_have_value("ann")
-            expect(page.locator("#login-password")).to_be_hidden()
-            page.click("#verdict-B")
-            page.locator("#c-summary").get_by_text("Saved label").wait_for()
-            assert [(r["annotator"], r["verdict"]) for r in labels(demo)[n:]] == [("ann", "B")]
+        log_in(page, "ann", "not-it")
+        expect(page.locator("#login-msg")).to_contain_text(re.compile(r"Wrong user name or password \(\d tries left"))
+        log_in(page, "ann", "pw-ann")
+        expect(page.locator("#login-msg")).to_contain_text("Logged in as ann")
+        expect(page.locator("#annotator input, #annotator textarea").first).to_have_value("ann")
+        expect(page.locator("#login-password")).to_be_hidden()
+        page.click("#verdict-B")
+        page.locator("#c-summary").get_by_text("Saved label").wait_for()
+        assert [(r["annotator"], r["verdict"]) for r in labels(demo)[n:]] == [("ann", "B")]
 
-            page.click("#logout-btn")
-            expect(page.locator("#login-msg")).to_contain_text("Logged out")
-            expect(page.locator("#annotator input, #annotator textarea").first).to_have_value("")
-            expect(page.locator("#login-password input")).to_have_value("")
-        finally:
-            browser.close()
+        page.click("#logout-btn")
+        expect(page.locator("#login-msg")).to_contain_text("Logged out")
+        expect(page.locator("#annotator input, #annotator textarea").first).to_have_value("")
+        expect(page.locator("#login-password input")).to_have_value("")
+    finally:
+        page.close()
 
 
 # ---------------------------------------------------------------- PETOOL_AUTH_PRIVATE: gradio's login page
@@ -412,17 +378,13 @@ RUN_ID = "run-secret-zq81"
 
 @pytest.fixture(scope="module")
 def private_app(tmp_path_factory):
-    from petool.ui import build_demo
     from petool.ui.services import Services
 
-    folder = tmp_path_factory.mktemp("private")
-    config = AppConfig(db_path=str(folder / "private-store.db"), data_path=None, auth=USERS, auth_private=True)
+    config = app_config(tmp_path_factory.mktemp("private"), "private-store.db", auth=USERS, auth_private=True)
     services = Services(config, predictor_factory=FakePredictor)
-    services.store.save_run({"id": RUN_ID, "model": "fake-base"}, [])
-    demo = build_demo(config, services=services)
-    url = launch_for_test(demo, config)
-    yield demo, url.rstrip("/"), config
-    demo.close()
+    services.store.save_run({"id": RUN_ID, "model": "fake-base"}, [])  # before the page is built: it lists the runs
+    with running_app(config, services=services) as (demo, url):
+        yield demo, url.rstrip("/"), config
 
 
 def _private_things(config) -> list[str]:
@@ -498,110 +460,84 @@ STORAGE_JS = """() => JSON.stringify({local: Object.fromEntries(Object.entries(l
                                       session: Object.fromEntries(Object.entries(sessionStorage))})"""
 
 
-def _chromium(p):
-    return p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
-
-
 @pytest.mark.browser
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian chromium at /usr/bin/chromium (apt-get install -y chromium)")
-def test_no_password_stays_in_the_browser_after_login_and_logout(app):
+@needs_chromium
+def test_no_password_stays_in_the_browser_after_login_and_logout(app, browser):
     """Gradio's run history kept every public event's inputs in localStorage: ["ann", "pw-ann"]
     stayed there after "Log out" and was shown and replayable on /gradio_api/runs."""
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     _, url = app
-    with sync_playwright() as p:
-        browser = _chromium(p)
-        try:
-            page = browser.new_page()
-            page.set_default_timeout(30_000)
-            page.goto(url, wait_until="load")
-            page.locator("#login-btn").wait_for(timeout=60_000)
-            # What an earlier version left in this browser is deleted on the next visit.
-            app_id = page.evaluate("() => window.gradio_config.app_id")
-            page.evaluate(
-                """(id) => localStorage.setItem('gradio:run-history:v2:' + id,
-                JSON.stringify([{id: 'x', endpoint: '/login', inputs: ['ann', 'pw-old-one'], started_at: new Date().toISOString()}]))""",
-                app_id,
-            )
-            page.reload(wait_until="load")
-            page.locator("#login-btn").wait_for(timeout=60_000)
+    page = open_page(browser, url, ready="#login-btn")
+    try:
+        # What an earlier version left in this browser is deleted on the next visit.
+        app_id = page.evaluate("() => window.gradio_config.app_id")
+        page.evaluate(
+            """(id) => localStorage.setItem('gradio:run-history:v2:' + id,
+            JSON.stringify([{id: 'x', endpoint: '/login', inputs: ['ann', 'pw-old-one'], started_at: new Date().toISOString()}]))""",
+            app_id,
+        )
+        page.reload(wait_until="load")
+        wait_until_ready(page, "#login-btn")
 
-            page.locator("#login-name input, #login-name textarea").first.fill("ann")
-            page.locator("#login-password input").fill("wrong-pw-first")
-            page.click("#login-btn")
-            expect(page.locator("#login-msg")).to_contain_text("Wrong user name or password")
-            page.locator("#login-password input").fill("pw-ann")
-            page.click("#login-btn")
-            expect(page.locator("#login-msg")).to_contain_text("Logged in as ann")
-            page.click("#logout-btn")
-            expect(page.locator("#login-msg")).to_contain_text("Logged out")
-            page.wait_for_timeout(500)
+        log_in(page, "ann", "wrong-pw-first")
+        expect(page.locator("#login-msg")).to_contain_text("Wrong user name or password")
+        log_in(page, "ann", "pw-ann")
+        expect(page.locator("#login-msg")).to_contain_text("Logged in as ann")
+        page.click("#logout-btn")
+        expect(page.locator("#login-msg")).to_contain_text("Logged out")
+        page.wait_for_timeout(500)
 
-            seen = [page.evaluate(STORAGE_JS)]
-            runs = page.goto(url.rstrip("/") + "/gradio_api/runs", wait_until="load")
-            page.wait_for_timeout(2000)
-            seen += [page.content(), page.evaluate(STORAGE_JS)]
-            assert runs.status in (200, 404)
-            page.goto(url, wait_until="load")
-            page.locator("#login-btn").wait_for(timeout=60_000)
-            seen.append(page.evaluate(STORAGE_JS))
-            for text in seen:
-                for password in ("pw-ann", "wrong-pw-first", "pw-old-one"):
-                    assert password not in text, (password, text[:2000])
-        finally:
-            browser.close()
+        seen = [page.evaluate(STORAGE_JS)]
+        runs = page.goto(url.rstrip("/") + "/gradio_api/runs", wait_until="load")
+        page.wait_for_timeout(2000)
+        seen += [page.content(), page.evaluate(STORAGE_JS)]
+        assert runs.status in (200, 404)
+        page.goto(url, wait_until="load")
+        wait_until_ready(page, "#login-btn")
+        seen.append(page.evaluate(STORAGE_JS))
+        for text in seen:
+            for password in ("pw-ann", "wrong-pw-first", "pw-old-one"):
+                assert password not in text, (password, text[:2000])
+    finally:
+        page.close()
 
 
 # ---------------------------------------------------------------- session state is bounded
 
 
 @pytest.mark.browser
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian chromium at /usr/bin/chromium (apt-get install -y chromium)")
-def test_a_closed_tab_leaves_no_session_state_on_the_server(app):
+@needs_chromium
+def test_a_closed_tab_leaves_no_session_state_on_the_server(app, browser):
     """Gradio kept a closed tab's State an hour and its copy of the page's configuration until
     the 10,000-session cap."""
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     demo, url = app
     holder = demo.state_holder
     before = set(holder.session_data)
-    with sync_playwright() as p:
-        browser = _chromium(p)
-        try:
-            page = browser.new_page()
-            page.set_default_timeout(30_000)
-            page.goto(url, wait_until="load")
-            page.locator("#b-load").wait_for(timeout=60_000)
-            page.click("#b-load")
-            page.get_by_text("Loaded entry").wait_for()
-            page.locator("#login-name input, #login-name textarea").first.fill("ann")
-            page.locator("#login-password input").fill("pw-ann")
-            page.click("#login-btn")
-            expect(page.locator("#login-msg")).to_contain_text("Logged in as ann")
-            mine = set(holder.session_data) - before
-            assert mine, "the tab's session should have server-side state while it is open"
-            page.close()
-            deadline = time.monotonic() + 20
-            while mine & set(holder.session_data) and time.monotonic() < deadline:
-                time.sleep(0.2)
-            assert not mine & set(holder.session_data)
-        finally:
-            browser.close()
+    page = open_page(browser, url)
+    try:
+        page.click("#b-load")
+        page.get_by_text("Loaded entry").wait_for()
+        log_in(page, "ann", "pw-ann")
+        expect(page.locator("#login-msg")).to_contain_text("Logged in as ann")
+        mine = set(holder.session_data) - before
+        assert mine, "the tab's session should have server-side state while it is open"
+        page.close()
+        deadline = time.monotonic() + 20
+        while mine & set(holder.session_data) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not mine & set(holder.session_data)
+    finally:
+        page.close()
 
 
 def test_sessions_are_capped_at_max_sessions(tmp_path):
-    from petool.ui import build_demo
-
-    config = AppConfig(db_path=str(tmp_path / "s.db"), data_path=None, auth=USERS, max_sessions=10)
-    demo = build_demo(config, predictor_factory=FakePredictor)
-    url = launch_for_test(demo, config)
-    try:
+    with running_app(app_config(tmp_path, "s.db", auth=USERS, max_sessions=10)) as (demo, url):
         for _ in range(14):  # API clients never say goodbye
-            new_client(url).predict("generated", "0", "p", api_name="/load_entry")
+            api_client(url).predict("generated", "0", "p", api_name="/load_entry")
         assert 0 < len(demo.state_holder.session_data) <= 10
-    finally:
-        demo.close()
     assert AppConfig.from_env({"PETOOL_MAX_SESSIONS": "50"}).max_sessions == 50
     with pytest.raises(ValueError, match="PETOOL_MAX_SESSIONS must be between"):
         AppConfig.from_env({"PETOOL_MAX_SESSIONS": "0"})

@@ -7,27 +7,18 @@ from pathlib import Path
 
 import pytest
 
-from petool.appconfig import AppConfig
-from tests.app_fakes import FakePredictor, launch_for_test
+from tests.app_fakes import api_client, app_config, running_app
 
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory):
-    from petool.ui import build_demo
-
-    folder = tmp_path_factory.mktemp("app")
-    config = AppConfig(db_path=str(folder / "petool.db"), data_path=None, server_port=7861)
-    demo = build_demo(config, predictor_factory=FakePredictor)
-    url = launch_for_test(demo, config)
-    yield demo, url
-    demo.close()
+    with running_app(app_config(tmp_path_factory.mktemp("app"), server_port=7861)) as served:
+        yield served
 
 
 @pytest.fixture(scope="module")
 def client(app):
-    from gradio_client import Client
-
-    return Client(app[1], verbose=False, download_files=False)
+    return api_client(app[1])
 
 
 def test_api_lists_the_main_endpoints(client):
@@ -78,12 +69,10 @@ def test_compare_label_export_roundtrip(app, client):
 
 def test_refused_calls_return_normally_with_the_reason(app):
     """A refusal is an answer (the reason in the control's message), never an error, and stores nothing."""
-    from gradio_client import Client
-
     demo, _ = app
     store = demo.petool_services.store
     before = store.stats()
-    fresh = Client(app[1], verbose=False, download_files=False)  # a new session: no comparison yet
+    fresh = api_client(app[1])  # a new session: no comparison yet
     out = fresh.predict("ann", [], "", "", api_name="/label_A")
     assert any(isinstance(o, str) and o.startswith("⚠️ Not saved: Run a comparison first") for o in out), out
     _a, _b, summary, _gold = fresh.predict("p", "base", "PEToolLLaMA", False, api_name="/compare")

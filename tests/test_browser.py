@@ -12,30 +12,17 @@ from pathlib import Path
 
 import pytest
 
-from petool.appconfig import AppConfig
-from tests.app_fakes import FakePredictor, launch_for_test
+from tests.app_fakes import app_config, running_app
+from tests.browser_helpers import BROWSER_MARKS, open_page, screenshot
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
-
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian chromium at /usr/bin/chromium (apt-get install -y chromium)"),
-]
+pytestmark = BROWSER_MARKS
 
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory):
-    from petool.ui import build_demo
-
     folder = tmp_path_factory.mktemp("browser")
-    config = AppConfig(db_path=str(folder / "petool.db"), data_path=None)
-    demo = build_demo(config, predictor_factory=FakePredictor)
-    services = demo.petool_services
-    _import_a_run(services, folder)
-    url = launch_for_test(demo, config)
-    yield demo, url
-    demo.close()
+    with running_app(app_config(folder), prepare=lambda demo: _import_a_run(demo.petool_services, folder)) as served:
+        yield served
 
 
 def _import_a_run(services, folder: Path) -> None:
@@ -60,25 +47,10 @@ def _import_a_run(services, folder: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def page(app):
-    from playwright.sync_api import sync_playwright
-
-    ARTIFACTS.mkdir(exist_ok=True)
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-        )
-        context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
-        pg = context.new_page()
-        pg.set_default_timeout(30_000)
-        pg.goto(app[1], wait_until="load")
-        pg.locator("#b-load").wait_for(timeout=60_000)
-        yield pg
-        browser.close()
-
-
-def shot(page, name: str) -> None:
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+def page(app, browser):
+    pg = open_page(browser, app[1], accept_downloads=True)
+    yield pg
+    pg.close()
 
 
 def pick(page, elem_id: str, option: str, typed: str) -> None:
@@ -134,7 +106,7 @@ def test_end_to_end(app, page):
     expect(page.locator("#b-prompt")).to_contain_text("Interaction history is:")
     page.click("#b-save")
     page.get_by_text(re.compile("Saved entry user-zoe")).wait_for()
-    shot(page, "1_build")
+    screenshot(page, "1_build")
     assert services.store.list_entries("saved")[0]["user"] == "zoe"
 
     # 2. Compare on a benchmark entry (its gold is known), blind off.
@@ -146,7 +118,7 @@ def test_end_to_end(app, page):
     page.click("#c-run")
     page.locator("#c-side-b").get_by_text("fake-base+fake-adapter").wait_for()
     assert page.locator("#c-side-a .pt-wrong").count() >= 1
-    shot(page, "2_compare")
+    screenshot(page, "2_compare")
 
     # 3. Label with the keyboard: "2" = B is better.
     page.locator("#c-summary").click()
@@ -154,7 +126,7 @@ def test_end_to_end(app, page):
     page.locator("#c-summary").get_by_text("Saved label").wait_for()
     [label] = services.store.labels()
     assert (label["annotator"], label["verdict"], label["setting"]) == ("ann", "B", "r")
-    shot(page, "3_labelled")
+    screenshot(page, "3_labelled")
 
     # 4. The pair is in the TRL export.
     page.get_by_role("tab", name="Pairs & training").click()
@@ -168,7 +140,7 @@ def test_end_to_end(app, page):
     rows = [json.loads(x) for x in Path(dl.value.path()).read_text().splitlines()]
     [pair] = services.store.preference_examples()
     assert len(rows) == 1 and rows[0]["chosen"][0]["content"] == pair.chosen
-    shot(page, "4_pairs")
+    screenshot(page, "4_pairs")
 
     # 5. Dashboards draw their charts when the tab opens.
     page.get_by_role("tab", name="Dashboards").click()
@@ -179,7 +151,7 @@ def test_end_to_end(app, page):
         box = plot.bounding_box()
         assert box and box["width"] > 300 and box["height"] > 150, (elem, box)
     assert page.locator("#d-acc .js-plotly-plot .bars path").count() > 0
-    shot(page, "5_dashboards")
+    screenshot(page, "5_dashboards")
 
     # 6. Error inspection opens a whole entry.
     page.get_by_role("tab", name="Errors").click()
@@ -188,7 +160,7 @@ def test_end_to_end(app, page):
     page.locator("#e-table").get_by_role("gridcell").nth(2).click()
     expect(page.locator("#e-detail")).to_contain_text("Query:")
     expect(page.locator("#e-detail")).to_contain_text("★ gold")
-    shot(page, "6_errors")
+    screenshot(page, "6_errors")
 
     # 7. A queue: each verdict saves a label and runs the next entry automatically.
     page.get_by_role("tab", name="Compare & label").click()
@@ -202,7 +174,7 @@ def test_end_to_end(app, page):
     expect(page.locator("#q-status")).to_contain_text("Queue item 2 of 2")
     expect(page.locator("#c-summary")).not_to_contain_text("Saved label")
     expect(page.locator("#c-side-a")).to_contain_text("fake-base")
-    shot(page, "7_queue")
+    screenshot(page, "7_queue")
     assert [lab["verdict"] for lab in services.store.labels()] == ["B", "tie"]
 
     # 8. About draws how the configured adapter (the shipped one) was trained.
@@ -213,4 +185,4 @@ def test_end_to_end(app, page):
     assert box and box["width"] > 300 and box["height"] > 300, box
     expect(page.locator("#about-training")).to_contain_text("DPO")
     assert page.locator("#about-training .js-plotly-plot .scatterlayer .trace").count() == 3
-    shot(page, "8_about")
+    screenshot(page, "8_about")

@@ -15,62 +15,17 @@ from pathlib import Path
 
 import pytest
 
-from petool.appconfig import AppConfig
 from petool.ui.entry_edits import example_params
-from tests.app_fakes import FakePredictor, launch_for_test
-from tests.conftest import CHROMIUM
+from tests.app_fakes import app_config, running_app
+from tests.browser_helpers import BROWSER_MARKS, ERROR_BADGES_JS, load, open_page, run_comparison
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian chromium at /usr/bin/chromium (apt-get install -y chromium)"),
-]
-
-# "Error" badges gradio puts over an event's outputs when its handler raises (not the toasts).
-ERROR_BADGES_JS = """() => [...document.querySelectorAll('.block .error')]
-    .filter(e => e.offsetParent !== null)
-    .map(e => (e.closest('[id]') || {}).id || '?')"""
+pytestmark = BROWSER_MARKS
 
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory):
-    from petool.ui import build_demo
-
-    folder = tmp_path_factory.mktemp("annotate")
-    config = AppConfig(db_path=str(folder / "petool.db"), data_path=None)
-    demo = build_demo(config, predictor_factory=FakePredictor)
-    url = launch_for_test(demo, config)
-    yield demo, url
-    demo.close()
-
-
-def open_page(browser, url: str, width: int = 1400, height: int = 1000):
-    """A fresh page (a new session) on the app, with every 5xx answer recorded in ``page.server_errors``."""
-    page = browser.new_page(viewport={"width": width, "height": height})
-    page.set_default_timeout(30_000)
-    page.server_errors = []
-    page.on("response", lambda r: page.server_errors.append(f"{r.status} {r.url}") if r.status >= 500 else None)
-    page.goto(url, wait_until="load")
-    page.locator("#b-load").wait_for(timeout=60_000)
-    return page
-
-
-def load(page, key: str) -> None:
-    """Load a generated entry in Build by its key."""
-    box = page.locator("#b-entry input")
-    box.click()
-    box.fill(key)
-    page.get_by_role("option", name=re.compile(rf"^{re.escape(key)} — ")).first.click()
-    page.click("#b-load")
-    page.locator("#b-summary").get_by_text(f"Entry {key}").wait_for()
-
-
-def run_comparison(page) -> None:
-    from playwright.sync_api import expect
-
-    page.get_by_role("tab", name="Compare & label").click()
-    page.click("#c-run")
-    page.locator("#c-side-b").get_by_text("fake-base+fake-adapter").wait_for()
-    expect(page.locator("#verdict-A")).to_be_enabled()  # the verdicts are live again once the run is over
+    with running_app(app_config(tmp_path_factory.mktemp("annotate"))) as served:
+        yield served
 
 
 def header_key(page) -> str:

@@ -17,12 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from petool.appconfig import AppConfig
-from tests.app_fakes import FakePredictor, launch_for_test
-from tests.conftest import CHROMIUM
-from tests.test_browser_annotate import load, open_page
+from tests.app_fakes import FakePredictor, app_config, running_app
+from tests.browser_helpers import BROWSER_MARKS, load, log_in, open_page
 
-pytestmark = [pytest.mark.browser, pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian chromium at /usr/bin/chromium")]
+pytestmark = BROWSER_MARKS
 
 I18N_WATCH_JS = """() => { window.__i18nKeys = [];
   new MutationObserver(ms => { for (const m of ms) { const t = (m.target.textContent || "");
@@ -49,14 +47,8 @@ class SlowTuned(FakePredictor):
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory):
-    from petool.ui import build_demo
-
-    folder = tmp_path_factory.mktemp("compare")
-    config = AppConfig(db_path=str(folder / "petool.db"), data_path=None)
-    demo = build_demo(config, predictor_factory=SlowTuned)
-    url = launch_for_test(demo, config)
-    yield demo, url
-    demo.close()
+    with running_app(app_config(tmp_path_factory.mktemp("compare")), SlowTuned) as served:
+        yield served
 
 
 @pytest.fixture
@@ -221,10 +213,8 @@ def test_annotator_is_marked_required_and_remembered_across_reload(app, browser)
     from playwright.sync_api import expect
 
     _, url = app
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = context.new_page()
+    page = open_page(browser, url)
     try:
-        page.goto(url)
         box = page.locator("#annotator textarea, #annotator input").first
         expect(page.locator("#annotator")).to_contain_text("required")
         box.fill("remy")
@@ -233,7 +223,7 @@ def test_annotator_is_marked_required_and_remembered_across_reload(app, browser)
         page.reload()
         expect(page.locator("#annotator textarea, #annotator input").first).to_have_value("remy", timeout=15_000)
     finally:
-        context.close()
+        page.close()
 
 
 def test_no_i18n_key_and_no_emoji_only_meaning_in_any_tab(app, browser):
@@ -288,14 +278,9 @@ def test_no_raw_i18n_key_even_for_a_moment(app, browser):
 @pytest.fixture(scope="module")
 def private_app(tmp_path_factory):
     """Visitors read, "root" logs in; only admins see operator details."""
-    from petool.ui import build_demo
-
-    folder = tmp_path_factory.mktemp("about")
-    config = AppConfig(db_path=str(folder / "private-store.db"), data_path=None, auth=[("root", "pw-root")], admins=["root"])
-    demo = build_demo(config, predictor_factory=FakePredictor)
-    url = launch_for_test(demo, config)
-    yield demo, url, config
-    demo.close()
+    config = app_config(tmp_path_factory.mktemp("about"), "private-store.db", auth=[("root", "pw-root")], admins=["root"])
+    with running_app(config) as (demo, url):
+        yield demo, url, config
 
 
 def test_about_shows_the_paper_and_no_server_path_to_a_visitor(private_app, browser):
@@ -311,9 +296,7 @@ def test_about_shows_the_paper_and_no_server_path_to_a_visitor(private_app, brow
         text = page.locator("body").inner_text()
         assert str(Path(config.db_path).parent) not in text and "private-store" not in text
         assert "PETOOL_" not in about.inner_text()  # the settings table is for admins
-        page.locator("#login-name input").fill("root")
-        page.locator("#login-password input").fill("pw-root")
-        page.click("#login-btn")
+        log_in(page, "root", "pw-root")
         expect(page.locator("#login-msg")).to_contain_text("Logged in")
         page.get_by_role("tab", name="Build").click()
         page.get_by_role("tab", name="About").click()

@@ -15,31 +15,18 @@ from pathlib import Path
 import pytest
 
 from petool import jobs
-from petool.appconfig import AppConfig
 from petool.ui.services import job_choice
-from tests.app_fakes import FakePredictor, launch_for_test
-from tests.conftest import CHROMIUM
-from tests.test_browser_annotate import (  # noqa: F401
-    ERROR_BADGES_JS,
-    load,
-    open_page,
-    run_comparison,
-)
+from tests.app_fakes import app_config, running_app
+from tests.browser_helpers import BROWSER_MARKS, ERROR_BADGES_JS, load, open_page, run_comparison
 from tests.test_ui_handlers import FAKE_TRAINER
 
-pytestmark = [pytest.mark.browser, pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian chromium")]
+pytestmark = BROWSER_MARKS
 
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory):
-    from petool.ui import build_demo
-
-    folder = tmp_path_factory.mktemp("evalloop")
-    config = AppConfig(db_path=str(folder / "petool.db"), data_path=None)
-    demo = build_demo(config, predictor_factory=FakePredictor)
-    url = launch_for_test(demo, config)
-    yield demo, url
-    demo.close()
+    with running_app(app_config(tmp_path_factory.mktemp("evalloop"))) as served:
+        yield served
 
 
 def train_to_the_end(services, tmp_path: Path, monkeypatch) -> str:

@@ -10,18 +10,14 @@ that the payloads are visible as literal text.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
-from petool.appconfig import AppConfig
 from petool.schema import Entry, Generation, Tool, ToolCall, Turn
-from tests.app_fakes import FakePredictor, launch_for_test
+from tests.app_fakes import FakePredictor, app_config, running_app
+from tests.browser_helpers import BROWSER_MARKS, open_page, screenshot
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
-
-pytestmark = [pytest.mark.browser, pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian chromium at /usr/bin/chromium")]
+pytestmark = BROWSER_MARKS
 
 MARK = "window.__pwned = (window.__pwned || []).concat"
 IMG = f"<img src=x onerror=\"{MARK}('img')\">"
@@ -69,34 +65,20 @@ class EvilPredictor(FakePredictor):
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory):
-    from petool.ui import build_demo
     from petool.ui.services import Services
 
-    folder = tmp_path_factory.mktemp("inject")
-    config = AppConfig(db_path=str(folder / "petool.db"), data_path=None)
-    services = Services(config, predictor_factory=EvilPredictor, generated=[evil_entry()])
-    demo = build_demo(config, services=services)
-    url = launch_for_test(demo, config)
-    yield demo, url
-    demo.close()
+    config = app_config(tmp_path_factory.mktemp("inject"))
+    with running_app(config, services=Services(config, predictor_factory=EvilPredictor, generated=[evil_entry()])) as served:
+        yield served
 
 
-def test_payloads_show_as_text_and_never_run(app):
-    from playwright.sync_api import expect, sync_playwright
+def test_payloads_show_as_text_and_never_run(app, browser):
+    from playwright.sync_api import expect
 
     demo, url = app
     services = demo.petool_services
-    ARTIFACTS.mkdir(exist_ok=True)
-    dialogs = []
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-        )
-        page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-        page.set_default_timeout(30_000)
-        page.goto(url, wait_until="load")
-        page.locator("#b-load").wait_for(timeout=60_000)
+    page = open_page(browser, url)  # records every dialog, from before the first request on
+    try:
         page.locator("#annotator textarea, #annotator input").first.fill(f"ann {IMG}")
 
         # Build: the injected entry loads; its query, history and candidates are shown.
@@ -130,7 +112,7 @@ def test_payloads_show_as_text_and_never_run(app):
         page.click("#q-start")
         page.get_by_text("Nothing left to label", exact=False).first.wait_for()
         injected_nodes = page.evaluate(INJECTED_NODES)  # while the error toast is up
-        page.screenshot(path=str(ARTIFACTS / "inject_compare.png"), full_page=True)
+        screenshot(page, "inject_compare")
 
         # Pairs and dashboards show labels and model names.
         page.get_by_role("tab", name="Pairs & training").click()
@@ -139,11 +121,13 @@ def test_payloads_show_as_text_and_never_run(app):
         page.get_by_role("tab", name="Dashboards").click()
         page.locator("#d-wins .js-plotly-plot").wait_for()
         page.wait_for_timeout(1000)
-        page.screenshot(path=str(ARTIFACTS / "inject_dashboards.png"), full_page=True)
+        screenshot(page, "inject_dashboards")
 
         pwned = page.evaluate("window.__pwned || null")
         injected_nodes += page.evaluate(INJECTED_NODES)
-        browser.close()
+        dialogs = list(page.dialogs)
+    finally:
+        page.close()
     assert pwned is None, f"injected script ran: {pwned}"
     assert dialogs == [], f"injected dialogs opened: {dialogs}"
     assert injected_nodes == [], injected_nodes

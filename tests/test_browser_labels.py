@@ -5,18 +5,19 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import CHROMIUM
-from tests.test_browser_annotate import (  # noqa: F401
-    app,
-    load,
-    open_page,
-    run_comparison,
-)
+from tests.app_fakes import app_config, running_app
+from tests.browser_helpers import BROWSER_MARKS, load, open_page, run_comparison
 
-pytestmark = [pytest.mark.browser, pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian chromium")]
+pytestmark = BROWSER_MARKS
 
 
-def test_my_labels_list_and_undo(app, browser):  # noqa: F811
+@pytest.fixture(scope="module")
+def app(tmp_path_factory):
+    with running_app(app_config(tmp_path_factory.mktemp("labels"))) as served:
+        yield served
+
+
+def test_my_labels_list_and_undo(app, browser):
     from playwright.sync_api import expect
 
     demo, url = app

@@ -16,40 +16,30 @@ from pathlib import Path
 import httpx
 import pytest
 
-from petool.appconfig import AppConfig
 from petool.schema import entry_to_dict
 from petool.ui import comparison
 from petool.ui.services import BASE, TUNED
 from petool.ui.uploads import CLIENT_COOKIE, UPLOAD_ROUTE
-from tests.app_fakes import FakePredictor, launch_for_test
+from tests.app_fakes import api_client, app_config, running_app
+from tests.browser_helpers import log_in, needs_chromium, open_page
 
 USERS = [("ann", "pw-ann"), ("bob", "pw-bob")]
-CHROMIUM = Path("/usr/bin/chromium")
 EXPORT_FORMATS = ("TRL JSONL", "LLaMA-Factory", "PEToolBench DPO files")
 
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory):
     """Demo mode with the in-app login: ann is the admin who may download the database."""
-    from petool.ui import build_demo
+    config = app_config(tmp_path_factory.mktemp("files"), auth=USERS, demo=True, admins=["ann"], max_upload_mb=1, max_uploads_total_mb=2)
+    with running_app(config, prepare=_label_three) as served:
+        yield served
 
-    folder = tmp_path_factory.mktemp("files")
-    config = AppConfig(
-        db_path=str(folder / "petool.db"), data_path=None, auth=USERS, demo=True, admins=["ann"], max_upload_mb=1, max_uploads_total_mb=2
-    )
-    demo = build_demo(config, predictor_factory=FakePredictor)
+
+def _label_three(demo) -> None:
+    """Labels, so that there are pairs to export."""
     services = demo.petool_services
-    for e in services.generated()[:3]:  # labels, so that there are pairs to export
+    for e in services.generated()[:3]:
         comparison.submit_label(services, comparison.run_compare(services, entry_to_dict(e), "r", BASE, TUNED), "B", "ann")
-    url = launch_for_test(demo, config)
-    yield demo, url
-    demo.close()
-
-
-def client(url):
-    from gradio_client import Client
-
-    return Client(url, verbose=False, download_files=False)
 
 
 def remote_path(value) -> str:
@@ -85,7 +75,7 @@ def test_exports_and_snapshots_reach_only_their_requester(app):
 
     demo, url = app
     config = demo.petool_services.config
-    ann = client(url)
+    ann = api_client(url)
     ann.predict("ann", "pw-ann", api_name="/login")
     start = time.time()
     handed = {fmt: remote_path(ann.predict(fmt, "ground_truth", "drop", api_name="/export_pairs")[0]) for fmt in EXPORT_FORMATS}
@@ -101,7 +91,7 @@ def test_exports_and_snapshots_reach_only_their_requester(app):
     assert snapshot.startswith(b"SQLite format 3\x00")
 
     # An anonymous visitor: refused by the API, and no guess at a path or a name finds a file.
-    stranger = client(url)
+    stranger = api_client(url)
     for args, api in ((("TRL JSONL", "ground_truth", "drop"), "/export_pairs"), ((), "/download_db")):
         file, message = stranger.predict(*args, api_name=api)  # refused with the reason, no file
         assert not isinstance(file, str) and "Log in" in message, api
@@ -163,12 +153,12 @@ def test_uploads_are_bounded_in_total_and_each_gets_its_reason(app):
 
 
 @pytest.mark.browser
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian chromium at /usr/bin/chromium (apt-get install -y chromium)")
-def test_upload_and_import_in_the_browser(app, tmp_path):
+@needs_chromium
+def test_upload_and_import_in_the_browser(app, browser, tmp_path):
     """Anonymous: the upload is refused with the reason. Logged in: the run imports, its
     uploaded files are deleted, and a second upload of the same config.json run id is refused
     next to the button until "replace" is ticked."""
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     demo, url = app
     store = demo.petool_services.store
@@ -178,35 +168,26 @@ def test_upload_and_import_in_the_browser(app, tmp_path):
     (run / "predictions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     (run / "config.json").write_text(json.dumps({"run_id": "browser-run", "model": "fake"}))
     files = [str(run / "predictions.jsonl"), str(run / "config.json")]
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-        )
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.set_default_timeout(30_000)
-            page.goto(url, wait_until="load")
-            page.locator("#b-load").wait_for(timeout=60_000)
-            page.get_by_role("tab", name="Dashboards").click()
-            page.get_by_text("Import an evaluation run").click()
-            page.locator("#d-upload input[type=file]").set_input_files([str(run / "config.json")])
-            expect(page.get_by_text(re.compile("HTTP 403: Log in .* to upload files")).first).to_be_visible(timeout=20_000)
-            assert on_disk(demo.upload_file_set) == set()
+    page = open_page(browser, url)
+    try:
+        page.get_by_role("tab", name="Dashboards").click()
+        page.get_by_text("Import an evaluation run").click()
+        page.locator("#d-upload input[type=file]").set_input_files([str(run / "config.json")])
+        expect(page.get_by_text(re.compile("HTTP 403: Log in .* to upload files")).first).to_be_visible(timeout=20_000)
+        assert on_disk(demo.upload_file_set) == set()
 
-            page.locator("#login-name input, #login-name textarea").first.fill("ann")
-            page.locator("#login-password input").fill("pw-ann")
-            page.click("#login-btn")
-            expect(page.locator("#login-msg")).to_contain_text("Logged in as ann")
-            for attempt in range(2):
-                page.locator("#d-upload input[type=file]").set_input_files(files)
-                uploaded = wait_for(lambda: on_disk(demo.upload_file_set))
-                assert len(uploaded) == 2
-                page.click("#d-import")
-                if attempt == 0:
-                    expect(page.locator("#d-import-msg")).to_contain_text("Imported run browser-run")
-                else:
-                    expect(page.locator("#d-import-msg")).to_contain_text("'browser-run' is already stored")
-                assert not any(Path(f).exists() for f in uploaded)  # deleted once imported or refused
-            assert len(store.predictions(["browser-run"])) == 5
-        finally:
-            browser.close()
+        log_in(page, "ann", "pw-ann")
+        expect(page.locator("#login-msg")).to_contain_text("Logged in as ann")
+        for attempt in range(2):
+            page.locator("#d-upload input[type=file]").set_input_files(files)
+            uploaded = wait_for(lambda: on_disk(demo.upload_file_set))
+            assert len(uploaded) == 2
+            page.click("#d-import")
+            if attempt == 0:
+                expect(page.locator("#d-import-msg")).to_contain_text("Imported run browser-run")
+            else:
+                expect(page.locator("#d-import-msg")).to_contain_text("'browser-run' is already stored")
+            assert not any(Path(f).exists() for f in uploaded)  # deleted once imported or refused
+        assert len(store.predictions(["browser-run"])) == 5
+    finally:
+        page.close()
