@@ -43,8 +43,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from petool.formats import read_text
 from petool.catalog_validation import ATTRIBUTES, FORMAT, PRICE_TIERS, SLOT_RE, CatalogError, param_type_ok, validate_catalog
+from petool.formats import read_text
 from petool.schema import Parameter, Tool, join_tool_name
 
 DEFAULT_CATALOG = Path(__file__).resolve().parent.parent / "assets" / "catalog.json"

