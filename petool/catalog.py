@@ -44,6 +44,7 @@ from functools import cached_property
 from pathlib import Path
 
 from petool.catalog_validation import ATTRIBUTES, FORMAT, PRICE_TIERS, SLOT_RE, CatalogError, param_type_ok, validate_catalog
+from petool.formats import read_text
 from petool.schema import Parameter, Tool, join_tool_name
 
 DEFAULT_CATALOG = Path(__file__).resolve().parent.parent / "assets" / "catalog.json"
@@ -223,7 +224,7 @@ def parse_catalog(data: dict, source: str = "catalog") -> Catalog:
 
 
 def load_catalog(path: str | Path | None = None) -> Catalog:
-    """Load a catalog file, or a ToolBench tool folder; None loads petool's shipped catalog.
+    """Load a catalog file (``.json`` or gzip ``.json.gz``), or a ToolBench tool folder; None loads petool's shipped catalog.
 
     Raises:
         CatalogError: the catalog is malformed (every problem listed, each naming its entry).
@@ -235,9 +236,11 @@ def load_catalog(path: str | Path | None = None) -> Catalog:
     if path.is_dir():
         return parse_catalog(import_toolbench(path), str(path))
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_text(path))  # plain or gzip, decompression capped
     except json.JSONDecodeError as exc:
         raise CatalogError([f"not valid JSON ({exc.msg} at line {exc.lineno})"], str(path)) from None
+    except ValueError as exc:  # not UTF-8, a damaged or oversized .gz
+        raise CatalogError([str(exc)], str(path)) from None
     return parse_catalog(data, str(path))
 
 
