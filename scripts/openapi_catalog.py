@@ -24,18 +24,22 @@ first sentence, with markdown and HTML removed and cut at a word near ``MAX_DESC
 characters. Parameters come from the path, the query and a JSON or form body's top-level
 properties (headers, cookies and credentials such as ``api_key`` are left out). Types map to
 ToolBench's by ``toolbench_type``. A parameter's values come, first found, from its enum, its
-example or default, petool's shared slot pools (``SHARED_SLOTS``: a parameter named ``city`` draws
-cities, ``lang`` languages, ...), or its numeric range; booleans and dates need none. An API is
-dropped when a required parameter has no plausible value (an id with no example, a free string
-with nothing to draw from); optional parameters without one are left out, since the builder
+example or default, a named pool (``SHARED_SLOTS`` onto petool's shared slots and ``EXTRA_POOLS``:
+``city`` draws cities, ``lat`` latitudes, ``owner`` / ``repo`` git accounts and repositories), a
+typed id pool for identifiers without an example (``id_pool``), or its numeric range; booleans and
+dates need none. An API is dropped when a required parameter has no plausible value (a free
+string with nothing to draw from); optional parameters without one are left out, since the builder
 states optional values in instructions. Tool = the spec (provider, plus service when the provider
 has several), named by the spec's title; category = the first ``x-apisguru-categories``.
 
 **Clusters** (``cluster_operations``): each API's words are its summary's tokens (lower-cased,
 camel case split, plural ``s`` dropped, stop words and the provider's own name left out, verbs
 folded to a few canonical ones: retrieve / fetch / return -> get, add / new -> create, ...). Words are weighted by TF-IDF over all kept APIs.
-Two APIs are equivalent when they are in the same category, of different providers, start with
-the same canonical verb, both speak of one thing or both of many (``is_collection``: "Get all SSH
+The path's fixed words join the vector at ``PATH_WEIGHT``. Two APIs are equivalent when they are
+in the same category (or in any two when their required parameters have the same
+``parameter_shape`` and it names a pool: both take a repository, both a latitude and longitude),
+of different providers, start with the same canonical verb, their object phrases end on words both
+name (``head_word``), both speak of one thing or both of many (``is_collection``: "Get all SSH
 keys" is not "Retrieve an SSH key"), their cosine similarity is at least ``SIMILARITY`` and more
 than half their summaries' content words are shared; an API is clustered only when it names at least
 ``MIN_CONTENT_WORDS`` content words, not only account plumbing (the current user, webhooks,
@@ -45,9 +49,10 @@ at most one API per provider and ``MAX_CLUSTER`` APIs per cluster. Tools with no
 are dropped; of the rest, ``MAX_EXTRA_APIS`` unclustered APIs each stay as history material.
 
 **Templates** (``templates_for``): the summary becomes an action ("Returns the weather" -> "get
-the weather"; a noun phrase gets "get") worded as an imperative, a question, a first-person
-request and with the provider's name; each required parameter is stated by
-``petool.phrasing.optional_clause`` ("with city {city}", "in language {lang}"). The example
+the weather"; a noun phrase gets "get") worded in ``N_TEMPLATES`` forms (imperative, questions,
+first person, at least one with the provider's name); each required parameter is stated by
+``petool.phrasing.optional_clause`` ("with city {city}", "in language {lang}"), and
+``N_WITH_OPTIONAL`` templates also state one optional parameter. The example
 fills the first template with the spec's example values.
 
 **Attributes** are synthetic (the specs say nothing of price or latency): drawn per tool from a
@@ -243,8 +248,16 @@ SHARED_SLOTS = {
 # example: coordinates, typed identifiers, git hosts' owner / repository, sports seasons. They are
 # written into the derived catalog's ``slots`` like the shared ones.
 EXTRA_POOLS = {
-    "latitude": {"type": "COORDINATE", "description": "a latitude in degrees", "values": [48.8566, 6.5244, 34.6937, 43.6532, -12.0464, 52.52, -33.8688, 40.7128, -1.2921, 35.6762]},
-    "longitude": {"type": "COORDINATE", "description": "a longitude in degrees", "values": [2.3522, 3.3792, 135.5023, -79.3832, -77.0428, 13.405, 151.2093, -74.006, 36.8219, 139.6503]},
+    "latitude": {
+        "type": "COORDINATE",
+        "description": "a latitude in degrees",
+        "values": [48.8566, 6.5244, 34.6937, 43.6532, -12.0464, 52.52, -33.8688, 40.7128, -1.2921, 35.6762],
+    },
+    "longitude": {
+        "type": "COORDINATE",
+        "description": "a longitude in degrees",
+        "values": [2.3522, 3.3792, 135.5023, -79.3832, -77.0428, 13.405, 151.2093, -74.006, 36.8219, 139.6503],
+    },
     "uuid": {
         "type": "STRING",
         "description": "a UUID",
@@ -257,9 +270,21 @@ EXTRA_POOLS = {
         ],
     },
     "numeric_id": {"type": "NUMBER", "description": "a numeric identifier", "range": [1, 99999]},
-    "string_id": {"type": "STRING", "description": "an identifier", "values": ["a1b2c3d4", "5f3e9c21", "usr_8812", "X7K2P9", "40213", "ab12-cd34", "item-0042"]},
-    "repo_owner": {"type": "STRING", "description": "an account that owns repositories", "values": ["torvalds", "python", "facebook", "rust-lang", "huggingface", "octocat"]},
-    "repo_name": {"type": "STRING", "description": "a repository's name", "values": ["linux", "cpython", "react", "rust", "transformers", "hello-world"]},
+    "string_id": {
+        "type": "STRING",
+        "description": "an identifier",
+        "values": ["a1b2c3d4", "5f3e9c21", "usr_8812", "X7K2P9", "40213", "ab12-cd34", "item-0042"],
+    },
+    "repo_owner": {
+        "type": "STRING",
+        "description": "an account that owns repositories",
+        "values": ["torvalds", "python", "facebook", "rust-lang", "huggingface", "octocat"],
+    },
+    "repo_name": {
+        "type": "STRING",
+        "description": "a repository's name",
+        "values": ["linux", "cpython", "react", "rust", "transformers", "hello-world"],
+    },
     "season_year": {"type": "STRING", "description": "a season", "values": ["2022", "2023", "2024", "2021"]},
 }
 
@@ -698,10 +723,11 @@ def is_collection(summary: str) -> bool:
         >>> is_collection("Get all SSH keys"), is_collection("Retrieve an existing SSH key")
         (True, False)
     """
-    raw = [w for w in re.findall(r"[a-z]+", first_sentence(summary).lower()) if w not in _STOP]
+    every = re.findall(r"[a-z]+", first_sentence(summary).lower())
+    raw = [w for w in every if w not in _STOP]
     if not raw:
         return False
-    if _VERBS.get(raw[0]) in ("list", "search") or {"all", "list", "many", "multiple"} & set(raw):
+    if _VERBS.get(raw[0]) in ("list", "search") or {"all", "list", "many", "multiple"} & set(every):
         return True
     nouns = [w for w in raw[1:] if w not in _VERBS] or raw
     return nouns[-1].endswith("s") and not nouns[-1].endswith(("ss", "us", "is"))
@@ -728,12 +754,12 @@ def path_words(path: str) -> list[str]:
     like a summary's.
 
     Example:
-        >>> path_words("/v2/weather/current/{cityName}"), path_words("/api/geocode/reverse.json")
-        (['weather', 'current'], ['geocode', 'reverse'])
+        >>> path_words("/v2/weather/forecast/{cityName}"), path_words("/api/geocode/reverse.json")
+        (['weather', 'forecast'], ['geocode', 'reverse'])
     """
     fixed = [seg.rsplit(".", 1)[0] if seg.endswith((".json", ".xml")) else seg for seg in path.split("/")]
     fixed = [seg for seg in fixed if seg and "{" not in seg and not _VERSION_SEGMENT.match(seg)]
-    return [w for w in words("x " + " ".join(fixed))[1:]]
+    return words(" ".join(fixed))
 
 
 def parameter_shape(required: list[dict]) -> tuple[str, ...]:
