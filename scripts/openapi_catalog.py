@@ -24,18 +24,22 @@ first sentence, with markdown and HTML removed and cut at a word near ``MAX_DESC
 characters. Parameters come from the path, the query and a JSON or form body's top-level
 properties (headers, cookies and credentials such as ``api_key`` are left out). Types map to
 ToolBench's by ``toolbench_type``. A parameter's values come, first found, from its enum, its
-example or default, petool's shared slot pools (``SHARED_SLOTS``: a parameter named ``city`` draws
-cities, ``lang`` languages, ...), or its numeric range; booleans and dates need none. An API is
-dropped when a required parameter has no plausible value (an id with no example, a free string
-with nothing to draw from); optional parameters without one are left out, since the builder
+example or default, a named pool (``SHARED_SLOTS`` onto petool's shared slots and ``EXTRA_POOLS``:
+``city`` draws cities, ``lat`` latitudes, ``owner`` / ``repo`` git accounts and repositories), a
+typed id pool for identifiers without an example (``id_pool``), or its numeric range; booleans and
+dates need none. An API is dropped when a required parameter has no plausible value (a free
+string with nothing to draw from); optional parameters without one are left out, since the builder
 states optional values in instructions. Tool = the spec (provider, plus service when the provider
 has several), named by the spec's title; category = the first ``x-apisguru-categories``.
 
 **Clusters** (``cluster_operations``): each API's words are its summary's tokens (lower-cased,
 camel case split, plural ``s`` dropped, stop words and the provider's own name left out, verbs
 folded to a few canonical ones: retrieve / fetch / return -> get, add / new -> create, ...). Words are weighted by TF-IDF over all kept APIs.
-Two APIs are equivalent when they are in the same category, of different providers, start with
-the same canonical verb, both speak of one thing or both of many (``is_collection``: "Get all SSH
+The path's fixed words join the vector at ``PATH_WEIGHT``. Two APIs are equivalent when they are
+in the same category (or in any two when their required parameters have the same
+``parameter_shape`` and it names a pool: both take a repository, both a latitude and longitude),
+of different providers, start with the same canonical verb, their object phrases end on words both
+name (``head_word``), both speak of one thing or both of many (``is_collection``: "Get all SSH
 keys" is not "Retrieve an SSH key"), their cosine similarity is at least ``SIMILARITY`` and more
 than half their summaries' content words are shared; an API is clustered only when it names at least
 ``MIN_CONTENT_WORDS`` content words, not only account plumbing (the current user, webhooks,
@@ -45,9 +49,10 @@ at most one API per provider and ``MAX_CLUSTER`` APIs per cluster. Tools with no
 are dropped; of the rest, ``MAX_EXTRA_APIS`` unclustered APIs each stay as history material.
 
 **Templates** (``templates_for``): the summary becomes an action ("Returns the weather" -> "get
-the weather"; a noun phrase gets "get") worded as an imperative, a question, a first-person
-request and with the provider's name; each required parameter is stated by
-``petool.phrasing.optional_clause`` ("with city {city}", "in language {lang}"). The example
+the weather"; a noun phrase gets "get") worded in ``N_TEMPLATES`` forms (imperative, questions,
+first person, at least one with the provider's name); each required parameter is stated by
+``petool.phrasing.optional_clause`` ("with city {city}", "in language {lang}"), and
+``N_WITH_OPTIONAL`` templates also state one optional parameter. The example
 fills the first template with the spec's example values.
 
 **Attributes** are synthetic (the specs say nothing of price or latency): drawn per tool from a
@@ -93,6 +98,8 @@ SIMILARITY = 0.6  # cosine of TF-IDF word vectors that makes two APIs equivalent
 MAX_CLUSTER = 6  # petool-catalog/1 allows 2-6 APIs per cluster
 MAX_EXTRA_APIS = 6  # unclustered APIs kept per tool (history turns, distractors)
 MIN_CONTENT_WORDS = 2  # "Get sources", "Brands": one word does not say what an operation does
+PATH_WEIGHT = 0.5  # a path word counts half a summary word in the similarity
+HEAD_RULE = True  # the object phrases of a pair end on words both name
 MAX_SHARED_DF = 300  # a word in more APIs of a category than this does not by itself propose a pair
 
 CREDENTIALS = {
@@ -183,6 +190,102 @@ SHARED_SLOTS = {
     "limit": "limit",
     "hashtag": "hashtag",
     "vin": "vin",
+    "lat": "latitude",
+    "latitude": "latitude",
+    "lon": "longitude",
+    "lng": "longitude",
+    "long": "longitude",
+    "longitude": "longitude",
+    "date": "date",
+    "day": "date",
+    "startdate": "date",
+    "datefrom": "date",
+    "fromdate": "date",
+    "enddate": "date_end",
+    "dateto": "date_end",
+    "todate": "date_end",
+    "owner": "repo_owner",
+    "ownername": "repo_owner",
+    "org": "repo_owner",
+    "repo": "repo_name",
+    "reponame": "repo_name",
+    "repository": "repo_name",
+    "reposlug": "repo_name",
+    "user": "username",
+    "login": "username",
+    "screenname": "username",
+    "season": "season_year",
+    "location": "place",
+    "place": "place",
+    "countries": "country",
+    "languages": "language",
+    "iso": "country",
+    "sourcelang": "language",
+    "fromlanguage": "language",
+    "tolanguage": "target_lang",
+    "fromcurrency": "currency",
+    "tocurrency": "currency2",
+    "quotecurrency": "currency2",
+    "coin": "coin",
+    "sku": "product_id",
+    "productid": "product_id",
+    "orderid": "order_id",
+    "movieid": "movie_id",
+    "imdbid": "movie_id",
+    "videoid": "video_id",
+    "trackingnumber": "tracking",
+    "channel": "channel",
+    "subject": "subject",
+    "message": "message",
+    "body": "message",
+    "content": "text",
+    "sentence": "text",
+    "input": "text",
+    "topic": "topic",
+}
+
+# Pools petool's shipped catalog does not have, for the parameters the specs leave without an
+# example: coordinates, typed identifiers, git hosts' owner / repository, sports seasons. They are
+# written into the derived catalog's ``slots`` like the shared ones.
+EXTRA_POOLS = {
+    "latitude": {
+        "type": "COORDINATE",
+        "description": "a latitude in degrees",
+        "values": [48.8566, 6.5244, 34.6937, 43.6532, -12.0464, 52.52, -33.8688, 40.7128, -1.2921, 35.6762],
+    },
+    "longitude": {
+        "type": "COORDINATE",
+        "description": "a longitude in degrees",
+        "values": [2.3522, 3.3792, 135.5023, -79.3832, -77.0428, 13.405, 151.2093, -74.006, 36.8219, 139.6503],
+    },
+    "uuid": {
+        "type": "STRING",
+        "description": "a UUID",
+        "values": [
+            "3f2b8c1e-9d4a-4c7e-8b1f-2a6d5e9c0b71",
+            "a7e4d2c9-1b3f-4e8a-9c6d-5f0b2e7a4c13",
+            "0c9d8e7f-6a5b-4c3d-2e1f-0a9b8c7d6e5f",
+            "5e1a9f3c-7b2d-4a6e-8c0f-1d3b5a7c9e2b",
+            "d4c3b2a1-8f7e-4d6c-b5a4-3f2e1d0c9b8a",
+        ],
+    },
+    "numeric_id": {"type": "NUMBER", "description": "a numeric identifier", "range": [1, 99999]},
+    "string_id": {
+        "type": "STRING",
+        "description": "an identifier",
+        "values": ["a1b2c3d4", "5f3e9c21", "usr_8812", "X7K2P9", "40213", "ab12-cd34", "item-0042"],
+    },
+    "repo_owner": {
+        "type": "STRING",
+        "description": "an account that owns repositories",
+        "values": ["torvalds", "python", "facebook", "rust-lang", "huggingface", "octocat"],
+    },
+    "repo_name": {
+        "type": "STRING",
+        "description": "a repository's name",
+        "values": ["linux", "cpython", "react", "rust", "transformers", "hello-world"],
+    },
+    "season_year": {"type": "STRING", "description": "a season", "values": ["2022", "2023", "2024", "2021"]},
 }
 
 _STOP = set(
@@ -393,6 +496,19 @@ def _example_of(param: dict, schema: dict):
     return [got] if got is not None and not isinstance(got, list) else None
 
 
+def id_pool(name: str, schema: dict, ptype: str) -> str:
+    """The typed pool an identifier without an example draws from.
+
+    Example:
+        >>> id_pool("userId", {"format": "uuid"}, "STRING"), id_pool("id", {}, "NUMBER"), id_pool("slug", {}, "STRING")
+        ('uuid', 'numeric_id', 'string_id')
+    """
+    fmt = str(schema.get("format") or "").lower()
+    if fmt in ("uuid", "guid") or name.lower().endswith(("uuid", "guid")):
+        return "uuid"
+    return "numeric_id" if ptype == "NUMBER" else "string_id"
+
+
 def _id_like(name: str) -> bool:
     return bool(re.search(r"(^|[^a-z])(id|ids|uuid|guid|key|slug|hash|sid|ref)$", name.lower())) or name.lower().endswith(
         ("id", "ids", "uuid", "guid")
@@ -434,7 +550,10 @@ def make_parameter(name: str, schema: dict, spec_param: dict, description: str, 
             lo, hi = (1, 10) if example <= 10 else (max(1, int(example) // 2), int(example) * 2)
             out["slot"], out["_range"] = f"range_{lo}_{hi}", [lo, hi]
             return out
-        out["_source"] = "id" if _id_like(name) else "type"
+        if _id_like(name):
+            out["slot"], out["_source"] = id_pool(name, schema, ptype), "id"
+            return out
+        out["_source"] = "type"
         return out
     if ptype in ("BOOLEAN", "DATE", "DATE (YYYY-MM-DD)"):
         out["_source"] = "type"
@@ -448,12 +567,15 @@ def make_parameter(name: str, schema: dict, spec_param: dict, description: str, 
             return None
         out["default"], out["_source"] = example, "example"
         return out
+    if ptype == "STRING" and _id_like(name):
+        out["slot"], out["_source"] = id_pool(name, schema, ptype), "id"
+        return out
     return None
 
 
 def _compatible(ptype: str, slot_type: str) -> bool:
     a, b = ptype.split()[0].upper(), slot_type.split()[0].upper()
-    return a == b or {a, b} <= {"STRING", "ENUM", "GEOPOINT"}
+    return a == b or {a, b} <= {"STRING", "ENUM", "GEOPOINT"} or {a, b} == {"NUMBER", "COORDINATE"} or {a, b} <= {"STRING", "DATE"}
 
 
 def operation_parameters(spec: dict, path_item: dict, op: dict) -> list[tuple[str, dict, dict, str, bool]]:
@@ -510,12 +632,14 @@ def read_operations(rel: str, spec: dict, shared: dict) -> dict | None:
             if name in seen or name.endswith(">") or ">.<" in name:
                 continue
             required, optional, ok = [], [], True
+            named: set[str] = set()
             for pname, schema, raw, pdesc, is_required in operation_parameters(spec, item, op):
-                if _norm_name(pname) in CREDENTIALS or not pname.strip():
+                if _norm_name(pname) in CREDENTIALS or not pname.strip() or pname in named:
                     continue
+                named.add(pname)
                 param = make_parameter(pname, schema, raw, pdesc, shared)
                 if is_required:
-                    if param is None or param["_source"] == "id":
+                    if param is None:
                         ok = False
                         break
                     required.append(param)
@@ -531,6 +655,7 @@ def read_operations(rel: str, spec: dict, shared: dict) -> dict | None:
                     "required_parameters": required,
                     "optional_parameters": optional,
                     "_summary": summary or description,
+                    "_path": path,
                 }
             )
     if not apis:
@@ -598,10 +723,11 @@ def is_collection(summary: str) -> bool:
         >>> is_collection("Get all SSH keys"), is_collection("Retrieve an existing SSH key")
         (True, False)
     """
-    raw = [w for w in re.findall(r"[a-z]+", first_sentence(summary).lower()) if w not in _STOP]
+    every = re.findall(r"[a-z]+", first_sentence(summary).lower())
+    raw = [w for w in every if w not in _STOP]
     if not raw:
         return False
-    if _VERBS.get(raw[0]) in ("list", "search") or {"all", "list", "many", "multiple"} & set(raw):
+    if _VERBS.get(raw[0]) in ("list", "search") or {"all", "list", "many", "multiple"} & set(every):
         return True
     nouns = [w for w in raw[1:] if w not in _VERBS] or raw
     return nouns[-1].endswith("s") and not nouns[-1].endswith(("ss", "us", "is"))
@@ -617,49 +743,134 @@ def clusterable(tokens: list[str]) -> bool:
     and does not change or delete something the user already keeps at that provider."""
     content = content_words(tokens)
     named = [w for w in content if not w.startswith("slot:")]
-    return verb_of(tokens) not in _OWN_DATA_VERBS and len(set(content)) >= MIN_CONTENT_WORDS and any(w not in _PLUMBING for w in named)
+    return not _OWN_DATA_VERBS & set(tokens) and len(set(content)) >= MIN_CONTENT_WORDS and any(w not in _PLUMBING for w in named)
 
 
-def cluster_operations(items: list[dict], threshold: float = SIMILARITY, max_size: int = MAX_CLUSTER) -> list[list[int]]:
+_VERSION_SEGMENT = re.compile(r"^(v\d+(\.\d+)*|api|rest|json|xml|public|latest)$", re.I)
+
+
+def path_words(path: str) -> list[str]:
+    """The words of a path's fixed segments (``{placeholders}`` and versions left out), normalised
+    like a summary's.
+
+    Example:
+        >>> path_words("/v2/weather/forecast/{cityName}"), path_words("/api/geocode/reverse.json")
+        (['weather', 'forecast'], ['geocode', 'reverse'])
+    """
+    fixed = [seg.rsplit(".", 1)[0] if seg.endswith((".json", ".xml")) else seg for seg in path.split("/")]
+    fixed = [seg for seg in fixed if seg and "{" not in seg and not _VERSION_SEGMENT.match(seg)]
+    return words(" ".join(fixed))
+
+
+def parameter_shape(required: list[dict]) -> tuple[str, ...]:
+    """What an operation's required parameters are, as sorted kinds: the pool a parameter draws
+    from (``place``, ``latitude``, ``language``; every typed identifier is ``id``), else ``enum``
+    or its ToolBench type. Two providers can answer one request only when it gives each of them
+    what it needs, so equal shapes are what clusters across categories must have.
+
+    Example:
+        >>> parameter_shape([{"slot": "longitude"}, {"slot": "latitude"}, {"enum": ["a"], "type": "ENUM"}])
+        ('enum', 'latitude', 'longitude')
+    """
+    kinds = []
+    for p in required:
+        pool = p.get("_pool", p.get("slot", ""))
+        if pool in _ID_POOLS:
+            kinds.append("id")
+        elif pool in SHARED_SLOTS.values() or pool in EXTRA_POOLS:
+            kinds.append(pool)
+        elif "enum" in p:
+            kinds.append("enum")
+        else:
+            kinds.append(p.get("type", "STRING").split()[0].lower())
+    return tuple(sorted(kinds))
+
+
+_ID_POOLS = {"uuid", "numeric_id", "string_id"}
+_PREPOSITIONS = set("of for in by with from to on at about within per".split())
+
+
+def head_word(summary: str) -> str:
+    """The word a summary's object phrase ends on: its last content word before the first
+    preposition ("the status of a job" -> status; "project custom field attribute" -> attribute).
+
+    Example:
+        >>> head_word("Get the status of a job"), head_word("List repository tags"), head_word("Reverse Geocode")
+        ('status', 'tag', 'geocode')
+    """
+    raw = re.findall(r"[a-z0-9]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", first_sentence(summary)).lower())
+    cut = next((k for k, w in enumerate(raw) if w in _PREPOSITIONS and k > 1), len(raw))
+    toks = words(" ".join(raw[:cut]))
+    rest = content_words(toks) or toks
+    return rest[-1] if rest else ""
+
+
+def _meaningful_shape(shape: tuple[str, ...]) -> bool:
+    """Whether a parameter shape says what kind of value the request carries (a city, a
+    coordinate, a repository), not only identifiers or bare types."""
+    return any(k in EXTRA_POOLS or k in SHARED_SLOTS.values() for k in shape if k not in _ID_POOLS)
+
+
+def cluster_operations(
+    items: list[dict],
+    threshold: float = SIMILARITY,
+    max_size: int = MAX_CLUSTER,
+    path_weight: float = PATH_WEIGHT,
+    across_categories: bool = True,
+) -> list[list[int]]:
     """Groups of equivalent operations (indices into ``items``), each from 2..max_size providers.
 
-    ``items``: dicts with ``category``, ``provider`` and ``words`` (a list of tokens). The rule is
-    the module docstring's: same category, same canonical verb, different providers, for every
-    pair (complete linkage) a TF-IDF cosine of the content words >= ``threshold`` and content
-    word sets overlapping by half (Jaccard), built greedily from the most similar pair.
+    ``items``: dicts with ``category``, ``provider``, ``words`` (the summary's tokens), and
+    optionally ``many``, ``path_words`` and ``shape`` (``parameter_shape``). The rule is the
+    module docstring's: same canonical verb, both one thing or both many, different providers,
+    and for every pair (complete linkage) a TF-IDF cosine of the summary's content words plus the
+    path's words (weighted ``path_weight``) >= ``threshold``, content word sets overlapping by
+    more than half (Jaccard), and either the same category or, with ``across_categories``, the
+    same parameter shape; built greedily from the most similar pair, same-shape pairs first.
     """
     content = [set(content_words(it["words"])) if clusterable(it["words"]) else set() for it in items]
     said = [{w for w in c if not w.startswith("slot:")} for c in content]  # the summary's own words
-    df = Counter(w for c in content for w in c)
+    pathw = [set(it.get("path_words", ())) - _PLUMBING if c else set() for it, c in zip(items, content, strict=True)]
+    df = Counter(w for c, pw in zip(content, pathw, strict=True) for w in c | pw)
     n = len(items)
     vectors = []
-    for it, c in zip(items, content, strict=True):
+    for it, c, pw in zip(items, content, pathw, strict=True):
         tf = Counter(w for w in it["words"] if w in c)
         v = {w: (1 + math.log(k)) * math.log(1 + n / df[w]) for w, k in tf.items()}
+        for w in pw:
+            v[w] = v.get(w, 0.0) + path_weight * math.log(1 + n / df[w])
         norm = math.sqrt(sum(x * x for x in v.values())) or 1.0
         vectors.append({w: x / norm for w, x in v.items()})
     by_block: dict[tuple, list[int]] = defaultdict(list)
     for i, it in enumerate(items):
         if content[i]:
-            by_block[(it["category"], verb_of(it["words"]), it.get("many", False))].append(i)
+            by_block[(verb_of(it["words"]), it.get("many", False))].append(i)
     sims: dict[tuple[int, int], float] = {}
     for members in by_block.values():
         index: dict[str, list[int]] = defaultdict(list)
         for i in members:
-            for w in vectors[i]:
+            for w in content[i]:
                 index[w].append(i)
         for i in members:
             near: set[int] = set()
-            for w in vectors[i]:
+            for w in content[i]:
                 if len(index[w]) <= MAX_SHARED_DF:
                     near.update(j for j in index[w] if j > i)
             vi = vectors[i]
             for j in near:
                 if items[j]["provider"] == items[i]["provider"]:
                     continue
+                same_shape = items[i].get("shape", ()) == items[j].get("shape", ())
+                if items[i]["category"] != items[j]["category"] and not (
+                    across_categories and same_shape and _meaningful_shape(items[i].get("shape", ()))
+                ):
+                    continue
+                hi, hj = items[i].get("head"), items[j].get("head")
+                if HEAD_RULE and hi and hj and not (hi == hj or (hi in said[j] and hj in said[i])):
+                    continue
                 s = sum(x * vectors[j].get(w, 0.0) for w, x in vi.items())
                 if s >= threshold and len(said[i] & said[j]) * 2 > len(said[i] | said[j]):
-                    sims[(i, j)] = s
+                    sims[(i, j)] = s + (1.0 if same_shape else 0.0)  # same-shape pairs merge first
     group_of = {i: [i] for i in range(n)}
     for (i, j), _ in sorted(sims.items(), key=lambda kv: (-kv[1], kv[0])):
         gi, gj = group_of[i], group_of[j]
@@ -667,7 +878,7 @@ def cluster_operations(items: list[dict], threshold: float = SIMILARITY, max_siz
             continue
         if {items[k]["provider"] for k in gi} & {items[k]["provider"] for k in gj}:
             continue
-        if any(sims.get((min(a, b), max(a, b)), 0.0) < threshold for a in gi for b in gj):
+        if any((min(a, b), max(a, b)) not in sims for a in gi for b in gj):
             continue
         merged = gi + gj
         for k in merged:
@@ -727,16 +938,26 @@ _FORMS = (
     ("Can you {a}?", False),
     ("Please {a}.", False),
     ("I need to {a}.", False),
+    ("Could you help me {a}?", False),
+    ("I'm trying to {a}.", False),
+    ("Help me {a}.", False),
+    ("Is there a way to {a}?", False),
     ("Use {tool} to {a}.", True),
     ("I'd like to {a} with {tool}.", True),
     ("Could you {a} on {tool}?", True),
+    ("With {tool}, {a}.", True),
 )
+N_TEMPLATES = 6
+N_WITH_OPTIONAL = 2  # of them, this many also state one optional value when the API has one
 
 
-def templates_for(api: dict, seed: str, n: int = 4) -> list[str]:
-    """``n`` instruction templates for an API, each stating every required slot.
+def templates_for(api: dict, seed: str, n: int = N_TEMPLATES) -> list[str]:
+    """``n`` instruction templates for an API in different forms, each stating every required slot.
 
-    The first never names the provider (it becomes the example), one at least does.
+    The first never names the provider and states only required slots (it becomes the example);
+    one at least names it; ``N_WITH_OPTIONAL`` others also state one optional parameter's slot
+    (the builder then fills it, so the gold call carries it), as real requests sometimes say more
+    than they must.
     """
     rng = random.Random(seed)
     action = re.sub(r"[{}]", "", action_phrase(api["_summary"]))
@@ -744,9 +965,14 @@ def templates_for(api: dict, seed: str, n: int = 4) -> list[str]:
     named = [f for f, named in _FORMS if named]
     forms = rng.sample(plain, n - 1) + [rng.choice(named)]
     forms = forms[:1] + rng.sample(forms[1:], len(forms) - 1)
+    optional = [p for p in api["optional_parameters"] if re.fullmatch(r"\w+", p.get("slot", p["name"]))]
+    with_optional = set(rng.sample(range(1, n), min(N_WITH_OPTIONAL, n - 1))) if optional else set()
     out = []
-    for form in forms:
-        clauses = [optional_clause(p["name"], "{" + p.get("slot", p["name"]) + "}", rng) for p in api["required_parameters"]]
+    for k, form in enumerate(forms):
+        stated = list(api["required_parameters"])
+        if k in with_optional:
+            stated.append(rng.choice(optional))
+        clauses = [optional_clause(p["name"], "{" + p.get("slot", p["name"]) + "}", rng) for p in stated]
         text = form.replace("{a}", action).replace("{A}", action[:1].upper() + action[1:])
         out.append(add_clauses(text, clauses))
     return out
@@ -832,14 +1058,25 @@ def derive_catalog(specs, shared: dict, threshold: float = SIMILARITY, log=print
         for ai, a in enumerate(t["apis"]):
             toks = words(a["_summary"])
             many = is_collection(a["_summary"])
-            items.append({"category": t["category"], "provider": t["provider"], "words": toks, "many": many, "at": (ti, ai)})
+            items.append(
+                {
+                    "category": t["category"],
+                    "provider": t["provider"],
+                    "words": toks,
+                    "many": many,
+                    "path_words": path_words(a["_path"]),
+                    "shape": parameter_shape(a["required_parameters"]),
+                    "head": head_word(a["_summary"]),
+                    "at": (ti, ai),
+                }
+            )
     log(f"{len(tools)} specs kept, {len(items)} operations with plausible values; clustering ...")
     groups = cluster_operations(items, threshold)
     clusters: dict[str, str] = {}
     used_ids: set[str] = set()
     for g in groups:
         apis = [tools[items[k]["at"][0]]["apis"][items[k]["at"][1]] for k in g]
-        category = items[g[0]]["category"]
+        category = Counter(items[k]["category"] for k in g).most_common(1)[0][0]
         common = [w for w in items[g[0]]["words"] if all(w in items[k]["words"] for k in g) and not w.startswith("slot:")]
         base = f"{category}.{'_'.join(common[:4]) or 'op'}"
         cid, n = base, 2
@@ -914,7 +1151,7 @@ def _slot_declaration(p: dict, shared: dict) -> dict:
 
 def shared_slots(path: Path = DEFAULT_CATALOG) -> dict:
     """petool's shared slot pools (the shipped catalog's ``slots``)."""
-    return json.loads(path.read_text(encoding="utf-8"))["slots"]
+    return {**EXTRA_POOLS, **json.loads(path.read_text(encoding="utf-8"))["slots"]}
 
 
 def main(argv=None) -> int:

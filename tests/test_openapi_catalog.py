@@ -77,8 +77,9 @@ def test_equivalent_operations_cluster_and_different_ones_do_not(derived):
 
 def test_parameters_values_and_dropped_operations(derived):
     apis = _apis(derived)
-    # a path id with no example cannot get a plausible value: the operation is dropped
-    assert ("SkyFetch", "DELETE /stations/{stationId}") not in apis
+    # a path id with no example draws from a typed id pool
+    station = apis[("SkyFetch", "DELETE /stations/{stationId}")]["required_parameters"][0]
+    assert station["slot"] == "string_id" and derived["slots"]["string_id"]["values"]
     sky = apis[("SkyFetch", "currentWeather")]
     assert [p["name"] for p in sky["required_parameters"]] == ["city"]  # api_key left out
     assert sky["required_parameters"][0]["slot"] == "place"  # petool's shared pool of cities
@@ -97,7 +98,7 @@ def test_parameters_values_and_dropped_operations(derived):
 def test_templates_state_every_required_slot_in_several_forms(derived):
     for a in _apis(derived).values():
         slots = [p.get("slot", p["name"]) for p in a["required_parameters"]]
-        assert len(set(a["templates"])) == 4
+        assert len(set(a["templates"])) == oc.N_TEMPLATES
         for t in a["templates"]:
             assert all("{" + s + "}" in t for s in slots), (a["name"], t)
         assert "{tool}" not in a["templates"][0] and any("{tool}" in t for t in a["templates"])
@@ -144,3 +145,86 @@ def test_synthetic_attributes_are_valid_and_differ_between_tools():
     }
     assert validate_catalog(data) == []
     random.Random(0)  # no global random state is used by the derivation
+
+
+@pytest.mark.parametrize(
+    "name, schema, ptype, pool",
+    [
+        ("lat", {"type": "number"}, "NUMBER", "latitude"),
+        ("lng", {"type": "number"}, "NUMBER", "longitude"),
+        ("userId", {"type": "string", "format": "uuid"}, "STRING", "uuid"),
+        ("id", {"type": "integer"}, "NUMBER", "numeric_id"),
+        ("slug", {"type": "string"}, "STRING", "string_id"),
+        ("owner", {"type": "string"}, "STRING", "repo_owner"),
+        ("repo", {"type": "string"}, "STRING", "repo_name"),
+        ("dateFrom", {"type": "string"}, "STRING", "date"),
+        ("season", {"type": "string"}, "STRING", "season_year"),
+    ],
+)
+def test_value_pools_for_parameters_without_examples(name, schema, ptype, pool):
+    p = oc.make_parameter(name, schema, {}, "", oc.shared_slots())
+    assert p is not None and p["type"] == ptype and p["slot"] == pool
+    assert pool in oc.shared_slots()
+
+
+def test_no_pool_for_a_free_string_without_example():
+    assert oc.make_parameter("description", {"type": "string"}, {}, "", oc.shared_slots()) is None
+
+
+@pytest.mark.parametrize(
+    "a, b, together",
+    [
+        # same function, different categories, same meaningful parameter shape (a repository)
+        (
+            ("List repository tags", "/repos/{owner}/{repo}/tags", "collaboration", ("repo_name", "repo_owner")),
+            ("List a repository's tags", "/repos/{owner}/{repo}/tags", "developer_tools", ("repo_name", "repo_owner")),
+            True,
+        ),
+        # across categories, identifiers alone do not say the requests match
+        (
+            ("Get a bank transfer", "/transfers/{id}", "financial", ("id",)),
+            ("Retrieve a bank transfer", "/transfers/{id}", "payment", ("id",)),
+            False,
+        ),
+        # the object phrases end on different words: a project is not a project's status
+        (
+            ("Get a single project", "/projects/{id}", "developer_tools", ("id",)),
+            ("Get a single project status", "/project_statuses/{id}", "developer_tools", ("id",)),
+            False,
+        ),
+        # one thing is not all of them
+        (
+            ("Retrieve an existing floating IP action", "/floating_ips/actions/{id}", "hosting", ("id",)),
+            ("Get all actions for a floating IP", "/floating_ips/{id}/actions", "hosting", ("id",)),
+            False,
+        ),
+        # deleting what the user keeps at one provider is never an equivalent
+        (
+            ("Payment method delete", "/payment-methods/{id}", "financial", ("id",)),
+            ("Delete a payment method", "/payment-methods/{id}", "financial", ("id",)),
+            False,
+        ),
+    ],
+)
+def test_similarity_rule(a, b, together):
+    items = [
+        {
+            "category": cat,
+            "provider": f"p{k}",
+            "words": oc.words(summary),
+            "many": oc.is_collection(summary),
+            "path_words": oc.path_words(path),
+            "shape": shape,
+            "head": oc.head_word(summary),
+        }
+        for k, (summary, path, cat, shape) in enumerate((a, b))
+    ]
+    assert (oc.cluster_operations(items) == [[0, 1]]) is together
+
+
+def test_templates_sometimes_state_an_optional_value(derived):
+    apis = _apis(derived)
+    sky = apis[("SkyFetch", "currentWeather")]
+    optional_slots = {"{" + p.get("slot", p["name"]) + "}" for p in sky["optional_parameters"]}
+    assert not any(s in sky["templates"][0] for s in optional_slots)
+    assert sum(any(s in t for s in optional_slots) for t in sky["templates"]) == oc.N_WITH_OPTIONAL
