@@ -36,6 +36,8 @@ WEIGHTS = {
     "api-name": "API_NAME_WEIGHT",
     "name-likeness": "NAME_LIKENESS_WEIGHT",
     "description-likeness": "DESCRIPTION_LIKENESS_WEIGHT",
+    "twin": "TWIN_WEIGHT",
+    "fit-threshold": "FIT_THRESHOLD",
 }
 INTEGER = {"OPENING_CALLS_MAX"}
 

@@ -31,20 +31,30 @@ def tool_text(tool: Tool) -> str:
 
 # How much more a query word counts when the API's own name holds it: a name says what the API
 # does ("getInventory", "Get subtitle in SRT format"), while a description and parameter
-# descriptions mention much else. Chosen on generated entries (0.25-2 tried; gold ranked first
-# at 0 / 0.5 / 0.75 / 1: p 68.6 / 69.1 / 69.1 / 69.2, r 88.3 / 89.1 / 89.4 / 89.3, c 87.1 / 87.9 /
-# 88.3 / 88.1 on 1,800 entries from seeds 101, 202, 303).
+# descriptions mention much else. Chosen on generated validation entries split by category and
+# confirmed on held-out ones (docs/experiments.md, "Every default and what justified it").
 API_NAME_WEIGHT = 0.75
 
+# How much a candidate gains from fitting candidates that resemble it (``fit_scores``): equivalent
+# APIs come in groups, a distractor mostly stands alone. Checked like API_NAME_WEIGHT.
+TWIN_WEIGHT = 1.0
 
-def fit_scores(query: str, candidates: list[Tool], twin_weight: float = 1.0) -> dict[str, float]:
+# The fit at which a candidate counts as answering the instruction, so that the history's
+# preference may order it (``rank_tools``; fit is scaled so the best candidate has 1.0).
+# Checked like API_NAME_WEIGHT.
+FIT_THRESHOLD = 0.5
+
+
+def fit_scores(query: str, candidates: list[Tool], twin_weight: float | None = None) -> dict[str, float]:
     """Functional fit of each candidate to the query, scaled so the best is 1.0.
 
     TF-IDF word overlap between the query and the candidate's text, words of the API's name
     counting ``1 + API_NAME_WEIGHT`` times; the IDF is computed over the candidates themselves
     so words every candidate shares count little. With ``twin_weight``, a candidate also gains
-    from fitting candidates that resemble it: equivalent APIs come in groups.
+    from fitting candidates that resemble it (default ``TWIN_WEIGHT``): equivalent APIs come in
+    groups.
     """
+    twin_weight = TWIN_WEIGHT if twin_weight is None else twin_weight
     docs = {t.name: set(words(tool_text(t))) for t in candidates}
     df = Counter(w for doc in docs.values() for w in doc)
     n = len(docs) or 1
@@ -191,15 +201,18 @@ def likeness(a: Tool, b: Tool) -> float:
     )
 
 
-def rank_keys(query: str, history: list[Turn], candidates: list[Tool], setting: str, fit_threshold: float = 0.5) -> dict[str, tuple]:
+def rank_keys(
+    query: str, history: list[Turn], candidates: list[Tool], setting: str, fit_threshold: float | None = None
+) -> dict[str, tuple]:
     """Each candidate's sort key in ``rank_tools`` (higher first), by name; equal keys are a tie
     that only the candidates' order in the entry breaks."""
     return _ranking_facts(query, history, candidates, setting, fit_threshold)[0]
 
 
 def _ranking_facts(
-    query: str, history: list[Turn], candidates: list[Tool], setting: str, fit_threshold: float
+    query: str, history: list[Turn], candidates: list[Tool], setting: str, fit_threshold: float | None
 ) -> tuple[dict[str, tuple], dict[str, float], dict[str, ToolEvidence]]:
+    fit_threshold = FIT_THRESHOLD if fit_threshold is None else fit_threshold
     fit = fit_scores(query, candidates)
     evidence = history_evidence(history if setting != "none" else [], candidates)
     rejected = [t for t in candidates if turned_away(evidence[t.name], setting)]
@@ -228,7 +241,7 @@ def tied_ranks(keys: dict[str, tuple], names: list[str]) -> list[bool]:
 
 
 def rank_tools(
-    query: str, history: list[Turn], candidates: list[Tool], setting: str, fit_threshold: float = 0.5
+    query: str, history: list[Turn], candidates: list[Tool], setting: str, fit_threshold: float | None = None
 ) -> list[tuple[Tool, float, ToolEvidence]]:
     """Candidates ordered best first.
 
@@ -287,7 +300,7 @@ def rank_log_prior(setting: str, n: int, tied: list[bool] | None = None) -> list
     return [math.log(x / total) for x in shares]
 
 
-def rank_candidates(entry: Entry, setting: str, fit_threshold: float = 0.5) -> list[tuple[Tool, float, ToolEvidence]]:
+def rank_candidates(entry: Entry, setting: str, fit_threshold: float | None = None) -> list[tuple[Tool, float, ToolEvidence]]:
     """``rank_tools`` over an entry's query, history in ``setting`` and candidates."""
     history = entry.history(setting)
     return rank_tools(entry.query, history, entry.candidates, setting, fit_threshold)
