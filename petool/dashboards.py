@@ -1,6 +1,6 @@
 """Plotly figure builders: records in, Figure out. Plus the win-rate statistics behind them.
 
-Records are prediction rows (``Store.predictions()`` or ``predictions.jsonl`` lines: model,
+Records are predictions.jsonl lines (``Prediction.to_json()``, also of stored ones: model,
 setting, tool_ok, params_ok, error, category, history_length) and label rows
 (``Store.labels()``). Every builder returns a figure even with no data (it says so inside).
 """

@@ -12,7 +12,8 @@ import hashlib
 import json
 import sqlite3
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ from petool.schema import (
     entry_from_dict,
     entry_to_dict,
 )
+from petool.scoring import history_bucket
 from petool.sqlite_file import SqliteFile
 
 JOB_STATUSES = ("queued", "running", "done", "failed", "cancelled")
@@ -302,19 +304,73 @@ class Store(SqliteFile):
                 r[k] = None if r[k] is None else bool(r[k])
         return rows
 
-    def prediction_records(self, run_ids: Iterable[str] | None = None, **filters: Any) -> list[Prediction]:
-        """``predictions`` as the records they were saved from. Only the fields the table holds
-        come back (``STORED_PREDICTION_FIELDS``; the others are None) and ``entry_id`` is text."""
-        return [Prediction.from_json(row) for row in self.predictions(run_ids, **filters)]
+    def stored_predictions(
+        self,
+        run_ids: str | Iterable[str] | None = None,
+        *,
+        ids: int | Iterable[int] | None = None,
+        model: str | Iterable[str] | None = None,
+        setting: str | Iterable[str] | None = None,
+        error: str | Iterable[str] | None = None,
+        category: str | Iterable[str] | None = None,
+        bucket: str | Iterable[str] | None = None,
+        only_wrong: bool = False,
+        with_output: bool = False,
+        offset: int = 0,
+        limit: int | None = None,
+    ) -> PredictionPage:
+        """The stored predictions that match, as records with their row id and run, in id order:
+        the page from ``offset`` (at most ``limit``) and how many match in all.
+
+        Each filter is a value, or a collection of values any of which matches (an empty one
+        matches nothing); None matches everything. ``bucket`` is ``scoring.history_bucket`` of
+        the history length; ``only_wrong`` keeps the answers not both tool- and parameter-right.
+
+        Without ``with_output`` the records lack the raw output and the call (None), and come
+        from a list read once per change of the predictions or runs, so filtering many times
+        costs one read of the table (the records are shared: read them, never change them);
+        ``with_output`` reads the page's rows whole.
+        """
+        given = {"run_ids": run_ids, "ids": ids, "model": model, "setting": setting, "error": error, "category": category, "bucket": bucket}
+        tests = [(_FILTERED[name], _wanted(value)) for name, value in given.items() if value is not None]
+        matched = [
+            s
+            for s in self._scored_predictions()
+            if all(want(field(s)) for field, want in tests) and not (only_wrong and s.record.tool_ok and s.record.params_ok)
+        ]
+        page = matched[offset:] if limit is None else matched[offset : offset + limit]
+        if with_output:
+            page = self._whole_predictions([s.id for s in page])
+        return PredictionPage(page, len(matched))
+
+    def prediction_records(self, run_ids: str | Iterable[str] | None = None, **filters: Any) -> list[Prediction]:
+        """The records alone of ``stored_predictions`` (same filters), with their output. Only
+        the fields the table holds come back (``STORED_PREDICTION_FIELDS``; the others are None)
+        and ``entry_id`` is text."""
+        return [s.record for s in self.stored_predictions(run_ids, with_output=True, **filters).rows]
+
+    def _scored_predictions(self) -> list[StoredPrediction]:
+        """Every stored prediction without its output, rebuilt once per change of the summaries."""
+        rows, fingerprint = self.prediction_summaries()
+        return self.memo("scored predictions", fingerprint, lambda: [_stored_prediction(r) for r in rows])
+
+    def _whole_predictions(self, ids: list[int]) -> list[StoredPrediction]:
+        """The rows of ``ids`` as read now, in that order (a row deleted meanwhile is left out)."""
+        found: dict[int, StoredPrediction] = {}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            for row in self._rows(f"SELECT * FROM predictions WHERE id IN ({', '.join('?' for _ in chunk)})", chunk):
+                found[row["id"]] = _stored_prediction(row)
+        return [found[i] for i in ids if i in found]
 
     def prediction_summaries(self) -> tuple[list[dict], str]:
-        """Every prediction's scored columns (no raw output, no call) in id order, and a
-        fingerprint of them and of the runs, so views derived from them are recomputed only when
-        these change (labels being added elsewhere do not count). Cached per database change."""
+        """Every prediction's stored columns but its output (no raw output, no call) in id order,
+        and a fingerprint of them and of the runs, so views derived from them are recomputed only
+        when these change (labels being added elsewhere do not count). Cached per database change."""
         return self.cached("prediction_summaries", self._prediction_summaries)
 
     def _prediction_summaries(self) -> tuple[list[dict], str]:
-        columns = ("id", "run_id", "entry_id", "setting", "model", "tool_ok", "params_ok", "error", "category", "history_length")
+        columns = ("id", "run_id", *(f for f in STORED_PREDICTION_FIELDS if f not in ("raw", "call")))
         rows = self._rows(f"SELECT {', '.join(columns)} FROM predictions ORDER BY id")
         runs = self._rows("SELECT id, model, scorer_version, benchmark_version, created FROM runs ORDER BY id")
         digest = hashlib.blake2b(digest_size=16)
@@ -572,6 +628,44 @@ class Store(SqliteFile):
         return {t: row[t] for t in tables}
 
 
+@dataclass(frozen=True)
+class StoredPrediction:
+    """A row of the predictions table: its id, its run, and the record it keeps (the fields of
+    ``STORED_PREDICTION_FIELDS``; the others None, ``entry_id`` as text)."""
+
+    id: int
+    run_id: str
+    record: Prediction
+
+
+@dataclass(frozen=True)
+class PredictionPage:
+    """A page of the stored predictions that matched a filter, and how many matched in all."""
+
+    rows: list[StoredPrediction]
+    total: int
+
+
+_FILTERED: dict[str, Callable[[StoredPrediction], Any]] = {
+    "run_ids": lambda s: s.run_id,
+    "ids": lambda s: s.id,
+    "model": lambda s: s.record.model,
+    "setting": lambda s: s.record.setting,
+    "error": lambda s: s.record.error,
+    "category": lambda s: s.record.category,
+    "bucket": lambda s: history_bucket(s.record.history_length),
+}
+"""What each filter of ``Store.stored_predictions`` compares."""
+
+
+def _wanted(value: Any) -> Callable[[Any], bool]:
+    """A filter value as a test: equal to it, or, for a collection, in it."""
+    if isinstance(value, (str, int)):
+        return lambda v: v == value
+    allowed = set(value)
+    return lambda v: v in allowed
+
+
 class RunExists(ValueError):
     """An import named a run id already in the store; the stored run is unchanged."""
 
@@ -603,6 +697,20 @@ STORED_PREDICTION_FIELDS = (
 """The fields of a ``Prediction`` the predictions table keeps, each in a column of its name. The
 rest (how it parsed, the gold, the cluster's size, the tool-choice scores) stay in the run
 folder's predictions.jsonl."""
+
+
+def _stored_prediction(row: dict) -> StoredPrediction:
+    """A predictions row (as read, output columns or not) as its record. A stored call that is not
+    a tool call (an imported line may hold anything) reads as no call."""
+    fields = {f: row.get(f) for f in STORED_PREDICTION_FIELDS if f != "call"}
+    for k in ("tool_ok", "params_ok"):
+        fields[k] = None if fields[k] is None else bool(fields[k])
+    record = Prediction.from_json(fields)
+    try:
+        record.call = ToolCall.from_json(_loads(row.get("call"))) if row.get("call") else None
+    except ValueError:
+        record.call = None
+    return StoredPrediction(row["id"], row["run_id"], record)
 
 
 def _prediction_row(p: Prediction | dict, run_id: str, cols: list[str]) -> list:

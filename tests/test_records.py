@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import threading
 
 import pytest
 
@@ -104,6 +105,99 @@ def test_an_evaluation_line_is_stored_as_its_record(tmp_path):
     store = Store()
     store.save_run(read_run_folder(tmp_path).run, read_run_folder(tmp_path).predictions)
     assert store.prediction_records() == [stored_part(p) for p in written]
+
+
+# ---------------------------------------------------------------- reading stored predictions
+
+
+def _mixed_runs(store: Store) -> list[Prediction]:
+    """Two runs of one entry: right, wrong tool, wrong parameter, no call, a failed model."""
+    answers = [
+        ("r1", "p", A_CALL, ""),
+        ("r1", "r", json.dumps({"tool_name": FLIGHT, "parameters": {}}), ""),
+        ("r1", "c", json.dumps({"tool_name": WEATHER_A, "parameters": {"city": "Oslo", "days": 5}}), ""),
+        ("r2", "p", "no idea", ""),
+        ("r2", "none", None, "RuntimeError: boom"),
+    ]
+    made = []
+    for run in ("r1", "r2"):
+        mine = [
+            record_for(weather_entry(), s, f"model-{run}", None if t is None else Generation(t, 0.5, 9, 3), "robust", e)
+            for r, s, t, e in answers
+            if r == run
+        ]
+        store.save_run({"id": run}, mine)
+        made += mine
+    return made
+
+
+def test_stored_predictions_filter_and_page(tmp_path):
+    store = Store(tmp_path / "p.db")
+    made = _mixed_runs(store)
+    every = store.stored_predictions()
+    assert every.total == 5 and [s.id for s in every.rows] == sorted(s.id for s in every.rows)
+    assert [s.run_id for s in every.rows] == ["r1"] * 3 + ["r2"] * 2
+    # without their output, each row is its record's stored part
+    assert [s.record for s in every.rows] == [dataclasses.replace(stored_part(p), raw=None, call=None) for p in made]
+    errors = [p.error for p in made]
+    assert [s.record.error for s in store.stored_predictions(only_wrong=True).rows] == errors[1:]
+    assert store.stored_predictions("r2").total == 2 and store.stored_predictions(["r1", "r2"]).total == 5
+    assert store.stored_predictions([]).total == 0  # an empty choice matches nothing
+    assert [s.record.setting for s in store.stored_predictions(setting=["p", "none"]).rows] == ["p", "p", "none"]
+    assert store.stored_predictions(error="model:error", model="model-r2").total == 1
+    assert store.stored_predictions(error="model:error", model="model-r1").total == 0
+    assert store.stored_predictions(bucket="0-19").total == 5 and store.stored_predictions(bucket="unknown").total == 0
+    assert store.stored_predictions(category="Weather", run_ids="r1", only_wrong=True).total == 2
+    page = store.stored_predictions(offset=1, limit=2)
+    assert (page.total, [s.id for s in page.rows]) == (5, [s.id for s in every.rows[1:3]])
+    # with their output: the whole stored record
+    whole = store.stored_predictions(ids=every.rows[2].id, with_output=True)
+    assert [s.record for s in whole.rows] == [stored_part(made[2])] and whole.rows[0].record.call.parameters["city"] == "Oslo"
+    assert store.prediction_records(setting="p") == [stored_part(made[0]), stored_part(made[3])]
+    assert store.stored_predictions(ids=10_000, with_output=True).rows == []
+    store.close()
+
+
+def test_stored_predictions_are_read_once_per_change_and_beside_the_writer(tmp_path):
+    """Filtering again reads nothing new; a write is seen at once; reads go on while another
+    thread holds the writer's lock (a long import), on the reader's own connection."""
+    store = Store(tmp_path / "p.db")
+    _mixed_runs(store)
+    first = store._scored_predictions()
+    assert store._scored_predictions() is first
+    store.save_run({"id": "r3"}, [record_for(weather_entry(), "p", "m3", Generation(A_CALL, 0.1), "robust")])
+    assert store._scored_predictions() is not first and store.stored_predictions(run_ids="r3").total == 1
+    held, release = threading.Event(), threading.Event()
+
+    def hold_the_writer():
+        with store._lock:
+            held.set()
+            release.wait(10)
+
+    holder = threading.Thread(target=hold_the_writer)
+    holder.start()
+    held.wait(5)
+    try:
+        answer = []
+        reader = threading.Thread(target=lambda: answer.append(store.stored_predictions(setting="p", with_output=True)))
+        reader.start()
+        reader.join(5)
+        assert answer and answer[0].total == 3 and answer[0].rows[0].record.raw == A_CALL
+    finally:
+        release.set()
+        holder.join()
+    store.close()
+
+
+def test_a_stored_call_that_is_not_a_tool_call_reads_as_no_call():
+    """An imported line may hold anything as its call: the record has none, the row still reads."""
+    store = Store()
+    store.save_run(
+        {"id": "odd"},
+        [{"entry_id": 1, "setting": "p", "call": {"name": "x"}, "error": "ok"}, {"entry_id": 2, "setting": "p", "call": "text"}],
+    )
+    records = store.prediction_records("odd")
+    assert [(p.entry_id, p.call) for p in records] == [("1", None), ("2", None)]
 
 
 # ---------------------------------------------------------------- comparison sides

@@ -35,7 +35,7 @@ from petool.store import Store
 from petool.ui import compare, comparison, dash, export
 from petool.ui.common import MAX_TURNS, acting_user, logged_in
 from petool.ui.services import BASE, TUNED, Services, _build_generated
-from tests.app_fakes import FakePredictor, label_data, launch_for_test
+from tests.app_fakes import FakePredictor, api_client, app_config, label_data, running_app
 from tests.test_store import EXPECTED_SCHEMA, make_entry
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -372,39 +372,23 @@ def test_oauth_config_only_on_a_space_with_a_client_id():
         AppConfig.from_env({"PETOOL_MAX_NEW_TOKENS": "0"})
 
 
-def _launch(config, **kw):
-    from petool.ui import build_demo
-
-    demo = build_demo(config, predictor_factory=FakePredictor)
-    url = launch_for_test(demo, config, **kw)
-    return demo, url
-
-
 def test_private_password_login_ties_labels_to_the_login_name(tmp_path):
     """PETOOL_AUTH_PRIVATE=1: gradio's login page guards the whole app (the in-app login is in test_access)."""
-    from gradio_client import Client
-
-    demo, url = _launch(AppConfig(db_path=str(tmp_path / "p.db"), data_path=None, auth=[("ann", "pw")], auth_private=True))
-    try:
+    with running_app(app_config(tmp_path, "p.db", auth=[("ann", "pw")], auth_private=True)) as (demo, url):
         with pytest.raises(ValueError, match="credentials were not provided"):
-            Client(url, verbose=False, download_files=False)  # nothing readable without a login
-        client = Client(url, auth=("ann", "pw"), verbose=False, download_files=False)
+            api_client(url)  # nothing readable without a login
+        client = api_client(url, auth=("ann", "pw"))
         client.predict("generated", "0", "p", api_name="/load_entry")
         client.predict("p", "base", "PEToolLLaMA", False, api_name="/compare")
         client.predict("mallory", [], "", "", api_name="/label_B")  # a typed name cannot impersonate
         assert [r["annotator"] for r in demo.petool_services.store.labels()] == ["ann"]
-    finally:
-        demo.close()
 
 
 def test_anonymous_visitors_read_but_do_not_write(tmp_path):
-    from gradio_client import Client
-
-    config = AppConfig(db_path=str(tmp_path / "o.db"), data_path=None, demo=True)
-    demo, url = _launch(config)
-    config.oauth = True  # as on a Space with hf_oauth (the login button itself needs a real Space)
-    try:
-        client = Client(url, verbose=False, download_files=False)
+    config = app_config(tmp_path, "o.db", demo=True)
+    with running_app(config) as (demo, url):
+        config.oauth = True  # as on a Space with hf_oauth (the login button itself needs a real Space)
+        client = api_client(url)
         assert "Loaded entry" in client.predict("generated", "0", "p", api_name="/load_entry")[0]
         client.predict("p", "base", "PEToolLLaMA", False, api_name="/compare")  # reading and comparing: fine
         client.predict([], [], [], api_name="/dashboards")
@@ -420,8 +404,6 @@ def test_anonymous_visitors_read_but_do_not_write(tmp_path):
             out = out if isinstance(out, (list, tuple)) else [out]
             assert any(isinstance(o, str) and "Sign in with Hugging Face" in o for o in out), (api, out)
         assert demo.petool_services.store.stats()["labels"] == 0
-    finally:
-        demo.close()
 
 
 def test_demo_mode_database_download_only_for_admins(services):
@@ -472,18 +454,7 @@ class SlowPredictor(FakePredictor):
 
 
 def test_a_full_queue_answers_busy_instead_of_hanging(tmp_path):
-    from gradio_client import Client
-
-    config = AppConfig(db_path=str(tmp_path / "q.db"), data_path=None, queue_size=1)
-    from petool.ui import build_demo
-
-    demo = build_demo(config, predictor_factory=SlowPredictor)
-    url = launch_for_test(demo, config)
     outcomes = []
-    clients = []
-    for _ in range(5):  # one at a time: loading is quick, the queue of one is free again
-        clients.append(Client(url, verbose=False, download_files=False))
-        clients[-1].predict("generated", "0", "p", api_name="/load_entry")
     go = threading.Barrier(5)
 
     def one(c):
@@ -495,14 +466,16 @@ def test_a_full_queue_answers_busy_instead_of_hanging(tmp_path):
         except Exception as exc:  # noqa: BLE001
             outcomes.append((str(exc), time.perf_counter() - t0))
 
-    try:
+    with running_app(app_config(tmp_path, "q.db", queue_size=1), SlowPredictor) as (_, url):
+        clients = []
+        for _ in range(5):  # one at a time: loading is quick, the queue of one is free again
+            clients.append(api_client(url))
+            clients[-1].predict("generated", "0", "p", api_name="/load_entry")
         threads = [threading.Thread(target=one, args=(c,)) for c in clients]
         for t in threads:
             t.start()
         for t in threads:
             t.join(timeout=120)
-    finally:
-        demo.close()
     assert len(outcomes) == 5
     busy = [o for o in outcomes if o[0] != "ok"]
     assert busy and all("Queue is full" in msg for msg, _ in busy), outcomes
@@ -546,51 +519,45 @@ def test_labels_go_through_while_the_model_is_busy_and_the_queue_full(tmp_path):
     """Queue of one: one comparison runs (model held), one waits, a third is refused as full;
     a verdict sent as the browser sends it (straight to /run, no queue) is still stored at once."""
     import httpx
-    from gradio_client import Client
     from gradio_client.utils import QueueError
 
-    from petool.ui import build_demo
-
-    config = AppConfig(db_path=str(tmp_path / "busy.db"), data_path=None, queue_size=1)
-    demo = build_demo(config, predictor_factory=GatedPredictor)
-    url = launch_for_test(demo, config)
-    services = demo.petool_services
     GatedPredictor.hold.clear()
     GatedPredictor.release.clear()
-    clients = [Client(url, verbose=False, download_files=False) for _ in range(4)]
-    for c in clients:
-        c.predict("generated", "0", "p", api_name="/load_entry")
-    labeller, running, waiting, refused = clients
-    labeller.predict("p", "base", "PEToolLLaMA", False, api_name="/compare")  # before the model is held
-    GatedPredictor.hold.set()
-    jobs = [running.submit("p", "base", "PEToolLLaMA", False, api_name="/compare")]
-    try:
-        _wait_for(services.model.busy)
-        jobs.append(waiting.submit("p", "base", "PEToolLLaMA", False, api_name="/compare"))
-        _wait_for(lambda: len(demo._queue) >= 1)
-        with pytest.raises(QueueError, match="Queue is full"):
-            refused.predict("p", "base", "PEToolLLaMA", False, api_name="/compare")
-        t0 = time.perf_counter()
-        response = send_as_the_browser(url, "label_A", label_data(demo, "label_A", "ann", "while busy"), labeller.session_hash)
-        took = time.perf_counter() - t0
-        assert response.status_code == 200, response.text
-        assert services.model.busy() and len(demo._queue) >= 1  # still busy and full: it did not wait
-        [label] = services.store.labels()
-        assert (label["annotator"], label["comment"]) == ("ann", "while busy") and took < 5
-        # Model calls cannot skip the queue that way (api_open=False): its size limit holds.
-        fn_index = next(f._id for f in demo.fns.values() if f.api_name == "compare")
-        direct = httpx.post(
-            url.rstrip("/") + "/gradio_api/run/compare",
-            timeout=30,
-            json={"data": [None, "p", "base", "PEToolLLaMA", False], "fn_index": fn_index, "session_hash": refused.session_hash},
-        )
-        assert direct.status_code == 404 and "join the queue" in direct.text
-    finally:
-        GatedPredictor.release.set()
-        for job in jobs:
-            job.result(timeout=60)
-        GatedPredictor.hold.clear()
-        demo.close()
+    with running_app(app_config(tmp_path, "busy.db", queue_size=1), GatedPredictor) as (demo, url):
+        services = demo.petool_services
+        clients = [api_client(url) for _ in range(4)]
+        for c in clients:
+            c.predict("generated", "0", "p", api_name="/load_entry")
+        labeller, running, waiting, refused = clients
+        labeller.predict("p", "base", "PEToolLLaMA", False, api_name="/compare")  # before the model is held
+        GatedPredictor.hold.set()
+        jobs = [running.submit("p", "base", "PEToolLLaMA", False, api_name="/compare")]
+        try:
+            _wait_for(services.model.busy)
+            jobs.append(waiting.submit("p", "base", "PEToolLLaMA", False, api_name="/compare"))
+            _wait_for(lambda: len(demo._queue) >= 1)
+            with pytest.raises(QueueError, match="Queue is full"):
+                refused.predict("p", "base", "PEToolLLaMA", False, api_name="/compare")
+            t0 = time.perf_counter()
+            response = send_as_the_browser(url, "label_A", label_data(demo, "label_A", "ann", "while busy"), labeller.session_hash)
+            took = time.perf_counter() - t0
+            assert response.status_code == 200, response.text
+            assert services.model.busy() and len(demo._queue) >= 1  # still busy and full: it did not wait
+            [label] = services.store.labels()
+            assert (label["annotator"], label["comment"]) == ("ann", "while busy") and took < 5
+            # Model calls cannot skip the queue that way (api_open=False): its size limit holds.
+            fn_index = next(f._id for f in demo.fns.values() if f.api_name == "compare")
+            direct = httpx.post(
+                url.rstrip("/") + "/gradio_api/run/compare",
+                timeout=30,
+                json={"data": [None, "p", "base", "PEToolLLaMA", False], "fn_index": fn_index, "session_hash": refused.session_hash},
+            )
+            assert direct.status_code == 404 and "join the queue" in direct.text
+        finally:
+            GatedPredictor.release.set()
+            for job in jobs:
+                job.result(timeout=60)
+            GatedPredictor.hold.clear()
 
 
 # ---------------------------------------------------------------- the time limit per model call

@@ -45,16 +45,10 @@ def filter_options(services: Services) -> tuple[list[tuple[str, str]], list[str]
 
 
 def records(services: Services, run_ids: list[str] | None, models: list[str] | None, settings: list[str] | None) -> list[dict]:
-    """Prediction rows (scored columns only) of the chosen runs (all when none chosen), filtered by model and setting."""
-    rows, _ = services.store.prediction_summaries()
-    if run_ids:
-        wanted = set(run_ids)
-        rows = [r for r in rows if r["run_id"] in wanted]
-    if models:
-        rows = [r for r in rows if r.get("model") in models]
-    if settings:
-        rows = [r for r in rows if r.get("setting") in settings]
-    return rows
+    """The stored predictions (without their outputs) of the chosen runs (all when none chosen),
+    filtered by model and setting, as predictions.jsonl lines (the figures' records)."""
+    page = services.store.stored_predictions(run_ids or None, model=models or None, setting=settings or None)
+    return [s.record.to_json() for s in page.rows]
 
 
 def mixed_versions(services: Services, run_ids: list[str] | None) -> str:

@@ -23,34 +23,35 @@ def prediction_rows(
     only_wrong: bool = True,
 ) -> tuple[list[list], str]:
     """Table rows of predictions matching the filters (at most MAX_ROWS), and a count line."""
-    # The scored columns of every prediction, cached per change of the predictions: a filter
-    # never loads raw outputs, and many visitors filtering cost one read of the table.
-    rows, _ = services.store.prediction_summaries()
-    filters = {"run_id": run_id, "model": model, "setting": setting, "error": error, "category": category}
-    for col, value in filters.items():
-        if value:
-            rows = [r for r in rows if r.get(col) == value]
-    if bucket:
-        rows = [r for r in rows if history_bucket(r.get("history_length")) == bucket]
-    if only_wrong:
-        rows = [r for r in rows if not (r.get("tool_ok") and r.get("params_ok"))]
+    # Without their outputs, from the store's list of every prediction read once per change:
+    # a filter never loads raw outputs, and many visitors filtering cost one read of the table.
+    page = services.store.stored_predictions(
+        run_id or None,
+        model=model or None,
+        setting=setting or None,
+        error=error or None,
+        category=category or None,
+        bucket=bucket or None,
+        only_wrong=bool(only_wrong),
+        limit=MAX_ROWS,
+    )
     table = [
         [
-            r["id"],
-            r["run_id"],
-            r["model"],
-            r["setting"],
-            r["entry_id"],
-            r["error"],
-            r.get("category") or "",
-            r.get("history_length"),
-            _yn(r.get("tool_ok")),
-            _yn(r.get("params_ok")),
+            s.id,
+            s.run_id,
+            s.record.model,
+            s.record.setting,
+            s.record.entry_id,
+            s.record.error,
+            s.record.category or "",
+            s.record.history_length,
+            _yn(s.record.tool_ok),
+            _yn(s.record.params_ok),
         ]
-        for r in rows[:MAX_ROWS]
+        for s in page.rows
     ]
-    more = f" (showing the first {MAX_ROWS})" if len(rows) > MAX_ROWS else ""
-    return table, f"{len(rows)} predictions{more}."
+    more = f" (showing the first {MAX_ROWS})" if page.total > MAX_ROWS else ""
+    return table, f"{page.total} predictions{more}."
 
 
 def _yn(v) -> str:
@@ -58,52 +59,53 @@ def _yn(v) -> str:
 
 
 def filter_choices(services: Services) -> dict[str, list]:
-    rows, _ = services.store.prediction_summaries()
-    pick = lambda k: sorted({str(r[k]) for r in rows if r.get(k) not in (None, "")})  # noqa: E731
+    records = [s.record for s in services.store.stored_predictions().rows]
+    pick = lambda k: sorted({str(getattr(p, k)) for p in records if getattr(p, k) not in (None, "")})  # noqa: E731
     return {
         "run": [r["id"] for r in services.store.runs()],
         "model": pick("model"),
         "setting": pick("setting"),
         "error": pick("error"),
         "category": pick("category"),
-        "bucket": sorted({history_bucket(r.get("history_length")) for r in rows}),
+        "bucket": sorted({history_bucket(p.history_length) for p in records}),
     }
 
 
 def inspect(services: Services, prediction_id: int) -> tuple[str, str, str, str]:
     """(entry html, prompt, raw output, call-vs-gold html) of one prediction."""
-    found = services.store.db.execute("SELECT run_id FROM predictions WHERE id = ?", [int(prediction_id)]).fetchone()
+    found = services.store.stored_predictions(ids=int(prediction_id), with_output=True).rows
     if not found:
         raise ValueError(f"no prediction {prediction_id}")
-    [pred] = [p for p in services.store.predictions([found[0]]) if p["id"] == int(prediction_id)]
-    run = next((r for r in services.store.runs() if r["id"] == pred["run_id"]), {})
-    entry = services.store.run_entry(pred["run_id"], pred["entry_id"])
-    call = pred.get("call")
-    meaning = ERROR_CODES.get(pred["error"], "")
+    [stored] = found
+    pred = stored.record
+    run = next((r for r in services.store.runs() if r["id"] == stored.run_id), {})
+    entry = services.store.run_entry(stored.run_id, pred.entry_id)
+    call = pred.call.to_json() if pred.call else None
+    meaning = ERROR_CODES.get(pred.error, "")
     if entry is None:
         note = "<p class='pt-muted'>The entry itself is not stored (its data file was not readable when the run was imported).</p>"
         return (
             note,
             "",
-            pred.get("raw") or "",
-            call_html(call, title="parsed call", error=pred["error"], note=meaning, latency_s=pred.get("latency_s")),
+            pred.raw or "",
+            call_html(call, title="parsed call", error=pred.error, note=meaning, latency_s=pred.latency_s),
         )
     style = run.get("style") if run.get("style") in STYLES else "paper"
-    prompt = render_system_prompt(entry, pred["setting"], style)
+    prompt = render_system_prompt(entry, pred.setting, style)
     if style != (run.get("style") or "paper"):
         prompt = f"(the run used style {run.get('style')!r}; shown in the paper style)\n" + prompt
     picks = {call["tool_name"]: "model"} if call else {}
     gold = entry.ground_truth.to_json()
     diff = call_html(
         call,
-        title=f"{esc(pred['model'])}'s call vs the gold call",
+        title=f"{esc(pred.model)}'s call vs the gold call",
         gold=gold,
-        error=pred["error"],
-        latency_s=pred.get("latency_s"),
+        error=pred.error,
+        latency_s=pred.latency_s,
         note=meaning,
     )
     diff += call_html(gold, title="gold call")
-    return entry_html(entry, pred["setting"], picks), prompt + "\n[user]\n" + entry.query, pred.get("raw") or "", diff
+    return entry_html(entry, pred.setting, picks), prompt + "\n[user]\n" + entry.query, pred.raw or "", diff
 
 
 def build(services: Services):

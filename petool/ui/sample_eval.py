@@ -231,7 +231,7 @@ def _keep_entries(services: Services, entries: list[Entry], source: str) -> None
 
 def result_rows(services: Services, run_ids: list[str]) -> list[list]:
     """Tool/param accuracy per model and setting (and over all settings) of the stored runs."""
-    records = services.store.predictions(run_ids)
+    records = [s.record.to_json() for s in services.store.stored_predictions(run_ids).rows]
     rows = aggregate(records, ["model", "setting"]) + aggregate([{**r, "setting": "all"} for r in records], ["model", "setting"])
     order = {m: i for i, m in enumerate(dict.fromkeys(r["model"] for r in records))}
     rows.sort(key=lambda r: (order.get(r["model"], 99), r["setting"] == "all", r["setting"]))
