@@ -12,8 +12,7 @@ import hashlib
 import json
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -30,8 +29,19 @@ from petool.schema import (
     entry_from_dict,
     entry_to_dict,
 )
-from petool.scoring import history_bucket
 from petool.sqlite_file import SqliteFile
+from petool.store_rows import (
+    PREDICTION_FILTERS,
+    STORED_PREDICTION_FIELDS,
+    PredictionPage,
+    StoredPrediction,
+    call_json,
+    dumps_json,
+    loads_json,
+    prediction_row,
+    stored_prediction,
+    wanted,
+)
 
 JOB_STATUSES = ("queued", "running", "done", "failed", "cancelled")
 
@@ -39,27 +49,6 @@ JOB_STATUSES = ("queued", "running", "done", "failed", "cancelled")
 def now() -> str:
     """UTC time as ISO 8601 with seconds, the one time format the store writes."""
     return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-def _dumps(value: Any) -> str | None:
-    return None if value is None else json.dumps(value, ensure_ascii=False)
-
-
-def _loads(text: str | None, default: Any = None) -> Any:
-    if text in (None, ""):
-        return default
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return default
-
-
-def _call_json(call: Any) -> str | None:
-    if call is None:
-        return None
-    if isinstance(call, ToolCall):
-        call = call.to_json()
-    return json.dumps(call, ensure_ascii=False)
 
 
 # ---------------------------------------------------------------- the store
@@ -98,29 +87,31 @@ class Store(SqliteFile):
         with self._lock, self.db.conn:
             row = self.db.conn.execute("SELECT id FROM users WHERE name = ?", [name]).fetchone()
             if row:
-                self.db.conn.execute("UPDATE users SET profile = ? WHERE id = ?", [_dumps(profile or {}), row[0]])
+                self.db.conn.execute("UPDATE users SET profile = ? WHERE id = ?", [dumps_json(profile or {}), row[0]])
                 return row[0]
-            cur = self.db.conn.execute("INSERT INTO users (name, profile, created) VALUES (?, ?, ?)", [name, _dumps(profile or {}), now()])
+            cur = self.db.conn.execute(
+                "INSERT INTO users (name, profile, created) VALUES (?, ?, ?)", [name, dumps_json(profile or {}), now()]
+            )
             return cur.lastrowid
 
     def users(self) -> list[dict]:
         rows = self._rows("SELECT * FROM users ORDER BY name")
         for r in rows:
-            r["profile"] = _loads(r["profile"], {})
+            r["profile"] = loads_json(r["profile"], {})
         return rows
 
     def get_user(self, name: str) -> dict | None:
         rows = self._rows("SELECT * FROM users WHERE name = ?", [name])
         if not rows:
             return None
-        rows[0]["profile"] = _loads(rows[0]["profile"], {})
+        rows[0]["profile"] = loads_json(rows[0]["profile"], {})
         return rows[0]
 
     # -- entries (saved histories)
 
     def save_entry(self, entry: Entry, source: str = "saved", user_id: int | None = None) -> int:
         """Insert or replace the entry with the same (source, key); returns its row id."""
-        payload = _dumps(entry_to_dict(entry))
+        payload = dumps_json(entry_to_dict(entry))
         stamp = now()
         with self._lock, self.db.conn:
             row = self.db.conn.execute("SELECT id FROM entries WHERE source = ? AND key = ?", [source, entry.key]).fetchone()
@@ -139,7 +130,7 @@ class Store(SqliteFile):
     def save_entries(self, entries: Iterable[Entry], source: str) -> int:
         """Save many entries of one source in one transaction; returns how many."""
         stamp = now()
-        rows = [(e.key, source, _dumps(entry_to_dict(e)), stamp, stamp) for e in entries]
+        rows = [(e.key, source, dumps_json(entry_to_dict(e)), stamp, stamp) for e in entries]
         with self._lock, self.db.conn:
             self.db.conn.executemany(
                 "INSERT INTO entries (key, source, entry, created, updated) VALUES (?, ?, ?, ?, ?) "
@@ -189,11 +180,11 @@ class Store(SqliteFile):
         run_row["created"] = run_row.get("created") or now()
         for k, v in run_row.items():
             if k in ("config", "metrics", "settings") and v is not None and not isinstance(v, str):
-                run_row[k] = _dumps(v)
+                run_row[k] = dumps_json(v)
             elif isinstance(v, (dict, list)):
-                run_row[k] = _dumps(v)
+                run_row[k] = dumps_json(v)
         cols = [c for c in self.schema_columns("predictions") if c != "id"]
-        rows = [_prediction_row(p, run_row["id"], cols) for p in predictions]
+        rows = [prediction_row(p, run_row["id"], cols) for p in predictions]
         with self._lock, self.db.conn:
             if replace:
                 self.db.conn.execute("DELETE FROM predictions WHERE run_id = ?", [run_row["id"]])
@@ -222,7 +213,7 @@ class Store(SqliteFile):
         model = prediction.model or "?"
         run_id = f"{mode}:{model}"
         cols = [c for c in self.schema_columns("predictions") if c != "id"]
-        row = _prediction_row(prediction, run_id, cols)
+        row = prediction_row(prediction, run_id, cols)
         with self._lock, self.db.conn:
             self.db.conn.execute(
                 "INSERT OR IGNORE INTO runs (id, model, mode, settings, created, config, metrics, scorer_version, benchmark_version) "
@@ -231,10 +222,10 @@ class Store(SqliteFile):
                     run_id,
                     model,
                     mode,
-                    _dumps([]),
+                    dumps_json([]),
                     now(),
-                    _dumps({"source": "the app's comparisons"}),
-                    _dumps({}),
+                    dumps_json({"source": "the app's comparisons"}),
+                    dumps_json({}),
                     scorer_version,
                     benchmark_version,
                 ],
@@ -274,9 +265,9 @@ class Store(SqliteFile):
     def runs(self) -> list[dict]:
         rows = self._rows("SELECT r.*, (SELECT COUNT(*) FROM predictions p WHERE p.run_id = r.id) AS n FROM runs r ORDER BY created DESC")
         for r in rows:
-            r["config"] = _loads(r["config"], {})
-            r["metrics"] = _loads(r["metrics"], {})
-            r["settings"] = _loads(r["settings"], r["settings"])
+            r["config"] = loads_json(r["config"], {})
+            r["metrics"] = loads_json(r["metrics"], {})
+            r["settings"] = loads_json(r["settings"], r["settings"])
         return rows
 
     def predictions(self, run_ids: Iterable[str] | None = None, **filters: Any) -> list[dict]:
@@ -299,7 +290,7 @@ class Store(SqliteFile):
         sql = "SELECT * FROM predictions" + (f" WHERE {' AND '.join(where)}" if where else "") + " ORDER BY id"
         rows = self._rows(sql, params)
         for r in rows:
-            r["call"] = _loads(r["call"])
+            r["call"] = loads_json(r["call"])
             for k in ("tool_ok", "params_ok"):
                 r[k] = None if r[k] is None else bool(r[k])
         return rows
@@ -332,7 +323,7 @@ class Store(SqliteFile):
         ``with_output`` reads the page's rows whole.
         """
         given = {"run_ids": run_ids, "ids": ids, "model": model, "setting": setting, "error": error, "category": category, "bucket": bucket}
-        tests = [(_FILTERED[name], _wanted(value)) for name, value in given.items() if value is not None]
+        tests = [(PREDICTION_FILTERS[name], wanted(value)) for name, value in given.items() if value is not None]
         matched = [
             s
             for s in self._scored_predictions()
@@ -352,7 +343,7 @@ class Store(SqliteFile):
     def _scored_predictions(self) -> list[StoredPrediction]:
         """Every stored prediction without its output, rebuilt once per change of the summaries."""
         rows, fingerprint = self.prediction_summaries()
-        return self.memo("scored predictions", fingerprint, lambda: [_stored_prediction(r) for r in rows])
+        return self.memo("scored predictions", fingerprint, lambda: [stored_prediction(r) for r in rows])
 
     def _whole_predictions(self, ids: list[int]) -> list[StoredPrediction]:
         """The rows of ``ids`` as read now, in that order (a row deleted meanwhile is left out)."""
@@ -360,7 +351,7 @@ class Store(SqliteFile):
         for start in range(0, len(ids), 500):
             chunk = ids[start : start + 500]
             for row in self._rows(f"SELECT * FROM predictions WHERE id IN ({', '.join('?' for _ in chunk)})", chunk):
-                found[row["id"]] = _stored_prediction(row)
+                found[row["id"]] = stored_prediction(row)
         return [found[i] for i in ids if i in found]
 
     def prediction_summaries(self) -> tuple[list[dict], str]:
@@ -421,21 +412,21 @@ class Store(SqliteFile):
                 "annotator": annotator,
                 "created": now(),
                 "entry_key": entry.key,
-                "entry": _dumps(entry_to_dict(entry)),
+                "entry": dumps_json(entry_to_dict(entry)),
                 "setting": setting,
                 "query": entry.query,
                 "prompt": prompt,
                 "model_a": model_a,
                 "model_b": model_b,
-                "call_a": _call_json(call_a),
-                "call_b": _call_json(call_b),
+                "call_a": call_json(call_a),
+                "call_b": call_json(call_b),
                 "raw_a": raw_a,
                 "raw_b": raw_b,
                 "blind": int(bool(blind)),
                 "verdict": verdict,
-                "tags": _dumps(tags),
+                "tags": dumps_json(tags),
                 "comment": comment or "",
-                "gold_call": _call_json(gold_call),
+                "gold_call": call_json(gold_call),
             },
         )
 
@@ -447,8 +438,8 @@ class Store(SqliteFile):
         rows = self._rows(sql + " ORDER BY id", params)
         for r in rows:
             for k in ("call_a", "call_b", "gold_call", "entry"):
-                r[k] = _loads(r[k])
-            r["tags"] = _loads(r["tags"], [])
+                r[k] = loads_json(r[k])
+            r["tags"] = loads_json(r["tags"], [])
             r["blind"] = bool(r["blind"])
         return rows
 
@@ -473,10 +464,14 @@ class Store(SqliteFile):
                 prompts: dict[str, str] = {}  # one string per distinct prompt: many labels share one
                 for r in new:
                     for k in ("call_a", "call_b", "gold_call"):
-                        r[k] = _loads(r[k])
+                        r[k] = loads_json(r[k])
                     r["blind"] = bool(r["blind"])
                     r["prompt"] = prompts.setdefault(r["prompt"], r["prompt"]) if r["prompt"] is not None else None
-                    r["entry"] = {"query": r["query"], "ground_truth": _loads(r.pop("ground_truth")), "extra": {"split": r.pop("split")}}
+                    r["entry"] = {
+                        "query": r["query"],
+                        "ground_truth": loads_json(r.pop("ground_truth")),
+                        "extra": {"split": r.pop("split")},
+                    }
                 # A new list, so a caller still holding the previous one sees it unchanged.
                 self._label_summaries = [*self._label_summaries, *new]
                 self._label_summaries_at = version
@@ -540,9 +535,9 @@ class Store(SqliteFile):
                 copy = {k: v for k, v in label.items() if k != "id"}
                 copy.update(created=now(), verdict=verdict)
                 if "gold_call" in replacement:
-                    copy["gold_call"] = _call_json(replacement["gold_call"])
+                    copy["gold_call"] = call_json(replacement["gold_call"])
                 if "tags" in replacement:
-                    copy["tags"] = _dumps(list(replacement["tags"] or []))
+                    copy["tags"] = dumps_json(list(replacement["tags"] or []))
                 if "comment" in replacement:
                     copy["comment"] = replacement["comment"] or ""
                 cur = conn.execute(
@@ -582,7 +577,7 @@ class Store(SqliteFile):
                 "created": stamp,
                 "updated": stamp,
                 "status": "queued",
-                "command": _dumps(command),
+                "command": dumps_json(command),
                 "log_path": log_path,
                 "output_dir": output_dir,
                 "progress": 0.0,
@@ -590,7 +585,7 @@ class Store(SqliteFile):
                 "total_steps": None,
                 "losses": "[]",
                 "message": "",
-                "config": _dumps(config or {}),
+                "config": dumps_json(config or {}),
             },
         )
 
@@ -602,7 +597,7 @@ class Store(SqliteFile):
         if "status" in fields and fields["status"] not in JOB_STATUSES:
             raise ValueError(f"unknown job status {fields['status']!r}; valid: {', '.join(JOB_STATUSES)}")
         if "losses" in fields and not isinstance(fields["losses"], str):
-            fields["losses"] = _dumps(fields["losses"])
+            fields["losses"] = dumps_json(fields["losses"])
         fields["updated"] = now()
         with self._lock, self.db.conn:
             self.db.conn.execute(
@@ -613,9 +608,9 @@ class Store(SqliteFile):
     def jobs(self) -> list[dict]:
         rows = self._rows("SELECT * FROM train_jobs ORDER BY id DESC")
         for r in rows:
-            r["command"] = _loads(r["command"], [])
-            r["losses"] = _loads(r["losses"], [])
-            r["config"] = _loads(r["config"], {})
+            r["command"] = loads_json(r["command"], [])
+            r["losses"] = loads_json(r["losses"], [])
+            r["config"] = loads_json(r["config"], {})
         return rows
 
     def get_job(self, job_id: int) -> dict | None:
@@ -628,44 +623,6 @@ class Store(SqliteFile):
         return {t: row[t] for t in tables}
 
 
-@dataclass(frozen=True)
-class StoredPrediction:
-    """A row of the predictions table: its id, its run, and the record it keeps (the fields of
-    ``STORED_PREDICTION_FIELDS``; the others None, ``entry_id`` as text)."""
-
-    id: int
-    run_id: str
-    record: Prediction
-
-
-@dataclass(frozen=True)
-class PredictionPage:
-    """A page of the stored predictions that matched a filter, and how many matched in all."""
-
-    rows: list[StoredPrediction]
-    total: int
-
-
-_FILTERED: dict[str, Callable[[StoredPrediction], Any]] = {
-    "run_ids": lambda s: s.run_id,
-    "ids": lambda s: s.id,
-    "model": lambda s: s.record.model,
-    "setting": lambda s: s.record.setting,
-    "error": lambda s: s.record.error,
-    "category": lambda s: s.record.category,
-    "bucket": lambda s: history_bucket(s.record.history_length),
-}
-"""What each filter of ``Store.stored_predictions`` compares."""
-
-
-def _wanted(value: Any) -> Callable[[Any], bool]:
-    """A filter value as a test: equal to it, or, for a collection, in it."""
-    if isinstance(value, (str, int)):
-        return lambda v: v == value
-    allowed = set(value)
-    return lambda v: v in allowed
-
-
 class RunExists(ValueError):
     """An import named a run id already in the store; the stored run is unchanged."""
 
@@ -676,55 +633,3 @@ class RunExists(ValueError):
             "id, or replace the stored run explicitly (replace=True; `petool eval --db DB --replace`; "
             'the app\'s "replace the stored run" box).'
         )
-
-
-STORED_PREDICTION_FIELDS = (
-    "entry_id",
-    "setting",
-    "model",
-    "raw",
-    "call",
-    "tool_ok",
-    "params_ok",
-    "error",
-    "param_error",
-    "latency_s",
-    "prompt_tokens",
-    "output_tokens",
-    "category",
-    "history_length",
-)
-"""The fields of a ``Prediction`` the predictions table keeps, each in a column of its name. The
-rest (how it parsed, the gold, the cluster's size, the tool-choice scores) stay in the run
-folder's predictions.jsonl."""
-
-
-def _stored_prediction(row: dict) -> StoredPrediction:
-    """A predictions row (as read, output columns or not) as its record. A stored call that is not
-    a tool call (an imported line may hold anything) reads as no call."""
-    fields = {f: row.get(f) for f in STORED_PREDICTION_FIELDS if f != "call"}
-    for k in ("tool_ok", "params_ok"):
-        fields[k] = None if fields[k] is None else bool(fields[k])
-    record = Prediction.from_json(fields)
-    try:
-        record.call = ToolCall.from_json(_loads(row.get("call"))) if row.get("call") else None
-    except ValueError:
-        record.call = None
-    return StoredPrediction(row["id"], row["run_id"], record)
-
-
-def _prediction_row(p: Prediction | dict, run_id: str, cols: list[str]) -> list:
-    """A prediction (the record, or a predictions.jsonl line as read) as the values of ``cols``
-    (a data file may hold anything: odd values are kept as JSON text, never a failure)."""
-    p = dict(p.to_json() if isinstance(p, Prediction) else p, run_id=run_id)
-    p["entry_id"] = str(p.get("entry_id"))
-    p["call"] = _call_json(p.get("call"))
-    p["latency_s"] = p.get("latency_s", p.get("latency"))
-    if not isinstance(p.get("setting"), str):
-        raise ValueError(f"prediction of entry {p['entry_id']!r}: 'setting' must be a string, got {p.get('setting')!r}")
-    for k, v in p.items():
-        if isinstance(v, (dict, list)):
-            p[k] = _dumps(v)
-    for k in ("tool_ok", "params_ok"):
-        p[k] = None if p.get(k) is None else int(bool(p[k]))
-    return [p.get(c) for c in cols]

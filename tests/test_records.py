@@ -17,7 +17,8 @@ from petool.evaluate import evaluate, read_predictions, read_run_folder, record_
 from petool.predictors import ModelSpec, build_predictor
 from petool.schema import Entry, Generation, Prediction, ToolCall, entry_from_dict, entry_to_dict
 from petool.scoring import ERROR_CODES
-from petool.store import STORED_PREDICTION_FIELDS, Store
+from petool.store import Store
+from petool.store_rows import STORED_PREDICTION_FIELDS
 from petool.ui import comparison
 from petool.ui.services import BASE, TUNED, Services, _build_generated
 from tests.app_fakes import FakePredictor
