@@ -174,10 +174,13 @@ def stage_card(args, out: Path, adapter: Path) -> Path:
 
     data_dir = out / "data"
     files = {}
-    for name in ("sft_train.jsonl", "dpo_train.jsonl", "dpo_mistakes.jsonl"):
+    for name in ("sft_train.jsonl", "dpo_bench.jsonl", "dpo_mistakes.jsonl", "heldout.json.gz"):
         path = data_dir / name
         if path.exists():
-            files[f"data/{name}"] = {"rows": sum(1 for _ in path.open(encoding="utf-8")), "sha256": sha256_file(path)}
+            rows = (
+                sum(1 for _ in path.open(encoding="utf-8")) if name.endswith(".jsonl") else read(data_dir / "data.json", {}).get("heldout")
+            )
+            files[f"data/{name}"] = {"rows": rows, "sha256": sha256_file(path)}
     versions = read(out / "sft" / "versions.json", {})
     dpo_rows = read(adapter / "data_hashes.json", {}).get("train", {}).get("rows")
     facts = {
@@ -188,7 +191,7 @@ def stage_card(args, out: Path, adapter: Path) -> Path:
         "mistakes": files.get("data/dpo_mistakes.jsonl", {}).get("rows", "?"),
         "dpo_pairs": dpo_rows if dpo_rows is not None else "?",
         "commit": versions.get("petool_commit", "?"),
-        "device": versions.get("device", "this machine"),
+        "device": versions.get("device_name") or "this machine",
         "command": "python scripts/train_petoolllama.py " + " ".join(args.command_line),
         "time": stage_seconds(read(out / "timings.json", {})),
         "sft_history": read(out / "sft" / "log_history.json", []),
@@ -232,6 +235,20 @@ def timed(out: Path, stage: str, done: Path, fn, *a):
 
 
 STAGES = ("data", "sft", "mistakes", "dpo")
+
+
+def without_option(argv: list[str], option: str) -> list[str]:
+    """``argv`` less every ``option VALUE`` and ``option=VALUE`` (the card's command line: the
+    figures are no part of what trains the adapter)."""
+    out, skip = [], False
+    for a in argv:
+        if skip:
+            skip = False
+        elif a == option:
+            skip = True
+        elif not a.startswith(option + "="):
+            out.append(a)
+    return out
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -310,7 +327,7 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     recorded = {k: v for k, v in vars(args).items() if k != "card_figures"}
     (out / "args.json").write_text(json.dumps(recorded, indent=2))
-    args.command_line = [a for a in argv if not a.startswith("--card-figures")]
+    args.command_line = without_option(argv, "--card-figures")
     timed(out, "data", out / "data" / "dpo_train.jsonl", stage_data, args, out)
     if args.stop_after == "data":
         return 0
