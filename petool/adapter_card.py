@@ -17,7 +17,7 @@ from pathlib import Path
 SETTINGS = ("p", "r", "c")
 
 REQUIRED_FIGURES = {
-    "held-out": "generated held-out entries (categories and clusters the training data never saw)",
+    "held-out": "generated held-out entries (`benchmarks/generalisation.py`'s held-out part)",
     "dev": "real PEToolBench dev entries (a test set: read for the report only)",
 }
 """Figure rows every card shows, by label: filled by ``--card-figures LABEL=PATH``."""
