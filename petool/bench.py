@@ -34,7 +34,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from petool import formats
-from petool.catalog import API, Catalog, load_catalog
+from petool.catalog import API, Catalog, load_catalogs
 from petool.catalog_variants import base_cluster, with_copied_apis, with_narrowed_apis
 from petool.pairs import map_parameters, preference_examples
 from petool.phrasing import MASK, Paraphraser, fill_template, phrase
@@ -508,8 +508,13 @@ def _progress(total: int, enabled: bool):
     return tqdm(total=total, desc="building entries", unit="entry")
 
 
-def build(config: BuildConfig, out_dir: str | Path, catalog_path: str | Path | None = None, progress: bool = True) -> dict:
+def build(
+    config: BuildConfig, out_dir: str | Path, catalog_path: str | Path | list[str | Path] | None = None, progress: bool = True
+) -> dict:
     """Build a benchmark into ``out_dir`` and return a summary of what was written.
+
+    ``catalog_path``: one catalog, several (merged into one pool by ``catalog.merge_catalogs``),
+    or None for the shipped one.
 
     Layout::
 
@@ -522,7 +527,8 @@ def build(config: BuildConfig, out_dir: str | Path, catalog_path: str | Path | N
         out_dir/train/trl_sft_{s}.jsonl, trl_dpo_{s}.jsonl       TRL conversational files
         out_dir/train/entries.json.gz      train entries in the combined format
     """
-    catalog = load_catalog(catalog_path)
+    paths = [catalog_path] if isinstance(catalog_path, (str, Path)) else list(catalog_path or [])
+    catalog = load_catalogs(paths)
     report: dict = {}
     parts = build_parts(catalog, config, progress, report)
     train, validation, test = parts["train"], parts["validation"], parts["test"]
@@ -550,7 +556,7 @@ def build(config: BuildConfig, out_dir: str | Path, catalog_path: str | Path | N
         written.append(formats.write_dataset_info(tdir, info))
         written.append(formats.write_combined(train, tdir / "entries.json.gz"))
     summary = {
-        "catalog": str(catalog_path or "assets/catalog.json (shipped)"),
+        "catalog": " + ".join(map(str, paths)) or "assets/catalog.json (shipped)",
         "catalog_summary": catalog.summary(),
         "n_train": len(train),
         "n_test": len(test),

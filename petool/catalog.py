@@ -244,6 +244,61 @@ def load_catalog(path: str | Path | None = None) -> Catalog:
     return parse_catalog(data, str(path))
 
 
+def merge_catalogs(catalogs: list[Catalog]) -> Catalog:
+    """One pool from several catalogs: their tools, clusters and slots unioned, in order.
+
+    Names must not clash, since a benchmark entry names a tool by ``Category.Tool`` and an API by
+    its full name: a tool key or a cluster id in two catalogs is an error, and so is a slot both
+    define differently (a slot both define alike, as the shared pools ``city`` or ``lang``, is
+    kept once). Nothing is renamed, so every catalog's names stay as its own files write them.
+    Attribute goodness is computed over the merged pool, as over any one catalog.
+
+    Raises:
+        CatalogError: every clash, each naming the catalogs involved.
+        ValueError: no catalog given.
+    """
+    if not catalogs:
+        raise ValueError("merge_catalogs needs at least one catalog")
+    if len(catalogs) == 1:
+        return catalogs[0]
+    problems: list[str] = []
+    tool_from: dict[str, str] = {}
+    cluster_from: dict[str, str] = {}
+    slots: dict[str, dict] = {}
+    slot_from: dict[str, str] = {}
+    clusters: dict[str, str] = {}
+    tools: list[CatalogTool] = []
+    for i, cat in enumerate(catalogs):
+        name = cat.source or f"catalog {i + 1}"
+        for t in cat.tools:
+            if t.key in tool_from:
+                problems.append(f"tool {t.key!r} is in both {tool_from[t.key]} and {name}")
+            tool_from.setdefault(t.key, name)
+        tools += cat.tools
+        for cid, text in cat.clusters.items():
+            if cid in cluster_from:
+                problems.append(f"cluster {cid!r} is in both {cluster_from[cid]} and {name}")
+            cluster_from.setdefault(cid, name)
+            clusters.setdefault(cid, text)
+        for slot, spec in cat.slots.items():
+            if slot in slots and slots[slot] != spec:
+                problems.append(f"slot {slot!r} is defined differently in {slot_from[slot]} and {name}")
+            slots.setdefault(slot, spec)
+            slot_from.setdefault(slot, name)
+    source = " + ".join(c.source or f"catalog {i + 1}" for i, c in enumerate(catalogs))
+    if problems:
+        raise CatalogError(problems, source)
+    return Catalog(tools, clusters, slots, source)
+
+
+def load_catalogs(paths: list[str | Path] | None = None) -> Catalog:
+    """Load and merge several catalogs (``merge_catalogs``); none or an empty list loads the
+    shipped catalog, one path is ``load_catalog`` of it."""
+    if not paths:
+        return load_catalog()
+    return merge_catalogs([load_catalog(p) for p in paths])
+
+
 # ---------------------------------------------------------------- ToolBench import
 
 _STOP = {

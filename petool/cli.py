@@ -38,7 +38,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("build", help="build a PEToolBench-style benchmark offline from a tool catalog")
     p.add_argument("--out", required=True, help="output folder: test/ (release files), train/ (SFT, DPO), summary.json")
-    p.add_argument("--catalog", default=None, help="a petool catalog JSON or a ToolBench tools folder (default: the shipped one)")
+    p.add_argument(
+        "--catalog",
+        action="append",
+        default=None,
+        help="a petool catalog JSON (.json or .json.gz) or a ToolBench tools folder (default: the shipped one); "
+        "repeat to merge several into one pool (names must not clash)",
+    )
     p.add_argument("--seed", type=int, default=0, help="the same seed gives byte-identical files")
     p.add_argument("--n-train", type=int, default=2000, help="training entries")
     p.add_argument("--n-test", type=int, default=1000, help="test entries")

@@ -31,8 +31,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from petool.prompts import build_messages
-from petool.schema import Entry, PreferenceExample, Tool, ToolCall
+from petool.prompts import build_messages, prompt_candidates
+from petool.ranking import fit_scores
+from petool.schema import Entry, PreferenceExample, Tool, ToolCall, split_tool_name
 
 TIE_POLICIES = ("skip",)
 BOTH_BAD_POLICIES = ("skip", "ground_truth")
@@ -317,10 +318,48 @@ def dpo_negatives(entry: Entry, rng: random.Random) -> list[ToolCall]:
     return [c for c in out if c.to_json() != gt.to_json()]
 
 
+def near_miss_negatives(entry: Entry, n: int, among: Iterable[str] | None = None) -> list[ToolCall]:
+    """Up to ``n`` rejected calls on a near-miss functionality: candidates of the gold's category
+    but outside its functional cluster, those ``ranking.fit_scores`` fits best to the query first
+    (ties in the candidates' order), each carrying the gold's values for the parameters it has
+    by the same name.
+
+    Args:
+        entry: the entry; its ``cluster`` names the gold's equivalents, which are never near misses.
+        n: how many at most (0 gives none).
+        among: candidate names to choose from (the ones the prompt shows); None: all candidates.
+    Returns:
+        Calls on distinct candidates, none on the gold's tool or an equivalent of it.
+    """
+    if n <= 0:
+        return []
+    gt = entry.ground_truth
+    parts = split_tool_name(gt.tool_name)
+    category = parts[0] if parts else entry.category
+    equivalent = set(entry.cluster) | {gt.tool_name}
+    shown = None if among is None else set(among)
+    near = [
+        t
+        for t in entry.candidates
+        if t.name not in equivalent and (shown is None or t.name in shown) and (split_tool_name(t.name) or (None,))[0] == category
+    ]
+    if not near:
+        return []
+    fit = fit_scores(entry.query, entry.candidates)
+    order = {t.name: i for i, t in enumerate(entry.candidates)}
+    near.sort(key=lambda t: (-fit.get(t.name, 0.0), order[t.name]))
+    out = []
+    for t in near[:n]:
+        names = {p.name for p in t.required_parameters + t.optional_parameters}
+        out.append(ToolCall(t.name, {k: v for k, v in gt.parameters.items() if k in names}))
+    return out
+
+
 def negative_kind(entry: Entry, call: ToolCall) -> str:
-    """``preference`` (an equivalent tool), ``param_name`` or ``param_value`` (right tool)."""
+    """``preference`` (an equivalent tool), ``near_miss`` (a tool outside the gold's cluster),
+    ``param_name`` or ``param_value`` (right tool)."""
     if call.tool_name != entry.ground_truth.tool_name:
-        return "preference"
+        return "preference" if call.tool_name in entry.cluster else "near_miss"
     return "param_name" if set(call.parameters) != set(entry.ground_truth.parameters) else "param_value"
 
 
@@ -378,9 +417,13 @@ def _at(tool: Tool, idx) -> str | None:
     return params[idx[1]].name if idx[1] < len(params) else None
 
 
-def preference_examples(entries: list[Entry], setting: str, seed: int, hard_share: float, style: str = "paper") -> list[PreferenceExample]:
+def preference_examples(
+    entries: list[Entry], setting: str, seed: int, hard_share: float, style: str = "paper", near_misses: int = 0
+) -> list[PreferenceExample]:
     """DPO pairs for one setting: per entry one preference pair, plus a wrong-parameter pair
-    for a ``hard_share`` of entries."""
+    for a ``hard_share`` of entries, plus up to ``near_misses`` pairs rejecting a near-miss
+    functionality (``near_miss_negatives`` among the candidates the prompt in ``style`` shows).
+    ``near_misses=0`` gives exactly the pairs this function gave before the option existed."""
     out = []
     for e in entries:
         rng = random.Random(f"{seed}|dpo|{setting}|{e.entry_id}")
@@ -390,6 +433,9 @@ def preference_examples(entries: list[Entry], setting: str, seed: int, hard_shar
         picked = [rng.choice(pref)] if pref else []
         if hard and (rng.random() < hard_share or not picked):
             picked.append(rng.choice(hard))
+        if near_misses:
+            shown = [t.name for t in prompt_candidates(e, setting, style)]
+            picked += near_miss_negatives(e, near_misses, shown)
         if not picked:
             continue
         messages = build_messages(e, setting, style)

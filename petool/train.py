@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import shutil
 import time
 from collections.abc import Iterable
@@ -397,11 +398,30 @@ def _split(train_ds, evals: list[dict], fraction: float, seed: int):
     return train_ds, None
 
 
+def latest_complete_checkpoint(out: Path) -> str | None:
+    """The highest-numbered ``checkpoint-N`` in ``out`` that was saved whole, or None.
+
+    The Trainer writes ``trainer_state.json`` last (after the adapter, optimizer and RNG state),
+    so a process killed while saving leaves a folder without it, or with it cut short; resuming
+    from such a folder would fail, so it is passed over for the one before.
+    """
+    found = []
+    for path in out.glob("checkpoint-*") if out.is_dir() else []:
+        m = re.fullmatch(r"checkpoint-(\d+)", path.name)
+        if m and path.is_dir():
+            found.append((int(m.group(1)), path))
+    for _, path in sorted(found, reverse=True):
+        try:
+            json.loads((path / "trainer_state.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        return str(path)
+    return None
+
+
 def _checkpoint_to_resume(out: Path, resume: str) -> str | None:
     check_value(resume in RESUME_MODES, "resume", resume, f"one of {', '.join(RESUME_MODES)}")
-    from transformers.trainer_utils import get_last_checkpoint
-
-    last = get_last_checkpoint(str(out)) if out.is_dir() else None
+    last = latest_complete_checkpoint(out)
     if resume == "require" and last is None:
         raise ValueError(f"{out}: no checkpoint-N folder to resume from")
     if resume == "never":

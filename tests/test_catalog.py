@@ -16,6 +16,8 @@ from petool.catalog import (
     attribute_goodness,
     import_toolbench,
     load_catalog,
+    load_catalogs,
+    merge_catalogs,
     parse_catalog,
     render_template,
     score_tool,
@@ -301,3 +303,75 @@ def test_narrowed_twins_take_one_optional_parameter_as_required_under_a_name_tha
 )
 def test_narrowed_name_table(name, label, expected):
     assert narrowed_name(name, label) == expected
+
+
+# ---------------------------------------------------------------- several catalogs in one pool
+
+
+def _renamed(data: dict, suffix: str, clusters: bool = True, tools: bool = True) -> dict:
+    """A copy of a catalog dict whose tool names and (optionally) cluster ids carry ``suffix``."""
+    out = copy.deepcopy(data)
+    if tools:
+        for t in out["tools"]:
+            t["name"] += suffix
+    if clusters:
+        out["clusters"] = {cid + suffix: text for cid, text in out["clusters"].items()}
+        for t in out["tools"]:
+            for a in t["apis"]:
+                a["cluster"] = a["cluster"] + suffix if a.get("cluster") else a.get("cluster")
+    return out
+
+
+def test_merged_catalogs_union_tools_apis_clusters_and_slots(small_data):
+    a = parse_catalog(small_data, "a.json")
+    other = _renamed(small_data, " B")
+    other["slots"]["mood"] = {"type": "STRING", "description": "A mood", "values": ["calm"], "range": None}
+    b = parse_catalog(other, "b.json")
+    merged = merge_catalogs([a, b])
+    assert merged.source == "a.json + b.json"
+    assert [t.key for t in merged.tools] == [t.key for t in a.tools] + [t.key for t in b.tools]
+    assert len(merged.apis) == len(a.apis) + len(b.apis) and set(merged.api_by_name) == set(a.api_by_name) | set(b.api_by_name)
+    assert merged.clusters == {**a.clusters, **b.clusters} and len(merged.members) == len(a.members) + len(b.members)
+    # each cluster keeps its own catalog's members: nothing crosses over
+    assert all(m.tool.endswith(" B") for cid, ms in merged.members.items() if cid.endswith(" B") for m in ms)
+    assert set(merged.slots) == set(small_data["slots"]) | {"mood"}  # the shared slots kept once
+    assert merged.goodness.keys() == {t.key for t in merged.tools}
+
+
+@pytest.mark.parametrize(
+    "change, expected",
+    [
+        (lambda d: _renamed(d, " B", tools=False), r"tool 'Weather\.SunnyAPI' is in both a\.json and b\.json"),
+        (lambda d: _renamed(d, " B", clusters=False), r"cluster 'weather\.now' is in both a\.json and b\.json"),
+        (
+            lambda d: {**_renamed(d, " B"), "slots": {**d["slots"], "place": {**d["slots"]["place"], "values": ["Oslo"]}}},
+            r"slot 'place' is defined differently in a\.json and b\.json",
+        ),
+    ],
+    ids=["tool", "cluster", "slot"],
+)
+def test_merging_clashing_catalogs_names_the_clash(small_data, change, expected):
+    a, b = parse_catalog(small_data, "a.json"), parse_catalog(change(small_data), "b.json")
+    with pytest.raises(CatalogError, match=expected) as err:
+        merge_catalogs([a, b])
+    assert str(err.value).startswith("a.json + b.json:")
+
+
+def test_merging_one_catalog_is_that_catalog_and_none_is_an_error(small_data):
+    a = parse_catalog(small_data, "a.json")
+    assert merge_catalogs([a]) is a
+    with pytest.raises(ValueError, match="at least one catalog"):
+        merge_catalogs([])
+
+
+def test_load_catalogs_reads_and_merges_files(small_data, tmp_path):
+    import gzip
+
+    (tmp_path / "a.json").write_text(json.dumps(small_data))
+    with gzip.open(tmp_path / "b.json.gz", "wt") as f:
+        json.dump(_renamed(small_data, " B"), f)
+    merged = load_catalogs([tmp_path / "a.json", tmp_path / "b.json.gz"])
+    assert merged.summary()["tools"] == 2 * len(small_data["tools"])
+    assert load_catalogs(None).source == str(DEFAULT_CATALOG) == load_catalogs([]).source
+    with pytest.raises(CatalogError, match="is in both"):
+        load_catalogs([tmp_path / "a.json", tmp_path / "a.json"])

@@ -114,6 +114,32 @@ def test_build_copies_cluster_apis_when_asked(tmp_path):
     assert max(api_names(tmp_path / "a")) == 1 < max(api_names(tmp_path / "b"))  # one API name per cluster
 
 
+def test_build_merges_repeated_catalogs(tmp_path, capsys):
+    from petool.formats import load_entries
+    from petool.schema import split_tool_name
+
+    small = json.loads((Path(__file__).parent / "fixtures" / "catalog_small.json").read_text())
+    other = json.loads(json.dumps(small).replace("Weather", "Climate").replace("Music", "Audio"))
+    for t in other["tools"]:
+        t["name"] += " Two"
+    other["clusters"] = {f"two.{cid}": text for cid, text in other["clusters"].items()}
+    for t in other["tools"]:
+        for a in t["apis"]:
+            a["cluster"] = f"two.{a['cluster']}"
+    (tmp_path / "a.json").write_text(json.dumps(small))
+    (tmp_path / "b.json").write_text(json.dumps(other))
+    base = ["build", "--n-train", "0", "--n-test", "40", "--seed", "4", "--no-progress", "--no-trl-sft"]
+    assert main(base + ["--out", str(tmp_path / "m"), "--catalog", str(tmp_path / "a.json"), "--catalog", str(tmp_path / "b.json")]) == 0
+    summary = json.loads((tmp_path / "m" / "summary.json").read_text())
+    assert summary["catalog"] == f"{tmp_path / 'a.json'} + {tmp_path / 'b.json'}"
+    assert summary["catalog_summary"]["tools"] == 2 * len(small["tools"])
+    categories = {split_tool_name(e.ground_truth.tool_name)[0] for e in load_entries(tmp_path / "m" / "test" / "entries.json.gz").entries}
+    assert categories & {"Weather", "Music"} and categories & {"Climate", "Audio"}  # gold calls from both catalogs
+    capsys.readouterr()
+    assert main(base + ["--out", str(tmp_path / "x"), "--catalog", str(tmp_path / "a.json"), "--catalog", str(tmp_path / "a.json")]) == 2
+    assert "is in both" in capsys.readouterr().err
+
+
 # ---------------------------------------------------------------- hostile and broken inputs
 
 

@@ -16,10 +16,15 @@ from petool.pairs import (
     explain_labels,
     label_pairs,
     latest_labels,
+    near_miss_negatives,
     negative_kind,
     pair_accounting,
     pairs_from_labels,
+    preference_examples,
 )
+from petool.ranking import fit_scores
+from petool.schema import Parameter, Tool, ToolCall, split_tool_name
+from tests.fixtures.entries import FLIGHT, WEATHER_A, WEATHER_B, empty_history_entry, weather_entry
 
 A = {"tool_name": "<W>.<A>.<f>", "parameters": {"x": 1}}
 B = {"tool_name": "<W>.<B>.<f>", "parameters": {"x": 1}}
@@ -189,3 +194,121 @@ def test_dpo_negatives(shipped_entries):
                 kinds["param_missing"] += 1
                 assert len(n.parameters) == len(gt.parameters) - 1 and n.parameters.items() <= gt.parameters.items()
     assert kinds["preference"] and kinds["param_value"] and kinds["param_name"] and kinds["param_missing"]
+
+
+# ---------------------------------------------------------------- near misses (other clusters, same category)
+
+ALERTS = "<Weather>.<SkyCast Pro>.<alerts>"
+AIR = "<Weather>.<AirNow>.<air quality>"
+TRIP = "<Travel>.<Trip Planner>.<weather for trips>"
+
+
+def near_miss_entry():
+    """The weather fixture with three more candidates outside the gold's cluster: a close one and
+    a far one of its category (Weather), and one of another category that fits the query best."""
+    e = weather_entry()
+    e.candidates += [
+        Tool(AIR, "Air quality index by zip code", [Parameter("zip", "STRING", "", "")]),
+        Tool(
+            ALERTS,
+            "Weather alerts for a city over the next days",
+            [Parameter("city", "STRING", "", "")],
+            [Parameter("days", "NUMBER", "", 1)],
+        ),
+        Tool(TRIP, "Weather forecast for the next days of a trip to Rome", [Parameter("city", "STRING", "", "")]),
+    ]
+    return e
+
+
+def test_near_miss_fixture_is_what_the_table_assumes():
+    e = near_miss_entry()
+    fit = fit_scores(e.query, e.candidates)
+    assert fit[TRIP] == 1.0 > fit[ALERTS] > fit[AIR]  # the best fit overall is another category's
+    assert {WEATHER_A, WEATHER_B} == set(e.cluster)
+
+
+@pytest.mark.parametrize(
+    "n, among, expected",
+    [
+        (0, None, []),
+        # the best-fitting candidate of the gold's category outside its cluster, the gold's values on
+        # the parameters it names alike (city, days; units it lacks)
+        (1, None, [ToolCall(ALERTS, {"city": "Rome", "days": 5})]),
+        (2, None, [ToolCall(ALERTS, {"city": "Rome", "days": 5}), ToolCall(AIR, {})]),
+        (5, None, [ToolCall(ALERTS, {"city": "Rome", "days": 5}), ToolCall(AIR, {})]),  # no more there
+        (1, [WEATHER_A, WEATHER_B, AIR, TRIP], [ToolCall(AIR, {})]),  # only among the shown ones
+        (1, [WEATHER_A, WEATHER_B, TRIP], []),  # another category's tool is never a near miss
+    ],
+)
+def test_near_miss_negatives(n, among, expected):
+    assert near_miss_negatives(near_miss_entry(), n, among) == expected
+
+
+def test_near_misses_never_name_the_gold_or_its_equivalents(shipped_entries):
+    train, test = shipped_entries
+    found = 0
+    for e in train + test:
+        fit = fit_scores(e.query, e.candidates)
+        category = split_tool_name(e.ground_truth.tool_name)[0]
+        negs = near_miss_negatives(e, 2)
+        found += bool(negs)
+        others = [t.name for t in e.candidates if t.name not in e.cluster and split_tool_name(t.name)[0] == category]
+        assert len(negs) == min(2, len(others)) and len({n.tool_name for n in negs}) == len(negs)
+        for neg in negs:
+            assert neg.tool_name not in e.cluster and neg.tool_name != e.ground_truth.tool_name
+            assert split_tool_name(neg.tool_name)[0] == category and negative_kind(e, neg) == "near_miss"
+            assert neg.parameters.items() <= e.ground_truth.parameters.items()
+        if negs:  # the first is the best fit among them
+            assert fit[negs[0].tool_name] == max(fit[name] for name in others)
+    assert found > len(train + test) // 4
+
+
+# What preference_examples gave before near misses existed, on the fixture entries (paper style):
+# the default must not change (the shipped adapter's recipe rebuilds its data from it).
+GOLD_WEATHER = '{"tool_name": "<Weather>.<SkyCast Pro>.</v1/forecast/{city}>", "parameters": {"city": "Rome", "days": 5}}'
+OTHER_WEATHER = '{"tool_name": "<Weather>.<OpenMeteo Lite>.<Daily Forecast>", "parameters": {"q": "Rome"}}'
+DAYS_WRONG = '{"tool_name": "<Weather>.<SkyCast Pro>.</v1/forecast/{city}>", "parameters": {"city": "Rome", "days": 10}}'
+GOLD_FLIGHT = '{"tool_name": "<Travel>.<flight | flight aggregator>.<flight>", "parameters": {}}'
+DATE_ADDED = '{"tool_name": "<Travel>.<flight | flight aggregator>.<flight>", "parameters": {"date": "2024-05-01"}}'
+PINNED = {
+    ("weather", "p"): [(GOLD_WEATHER, OTHER_WEATHER, "bench:preference")],
+    ("weather", "r"): [(GOLD_WEATHER, OTHER_WEATHER, "bench:preference"), (GOLD_WEATHER, DAYS_WRONG, "bench:param_value")],
+    ("weather", "c"): [(GOLD_WEATHER, OTHER_WEATHER, "bench:preference")],
+    ("empty", "p"): [(GOLD_FLIGHT, DATE_ADDED, "bench:param_name")],
+    ("empty", "r"): [(GOLD_FLIGHT, DATE_ADDED, "bench:param_name")],
+    ("empty", "c"): [(GOLD_FLIGHT, DATE_ADDED, "bench:param_name")],
+}
+
+
+@pytest.mark.parametrize("name, setting", sorted(PINNED))
+def test_benchmark_pairs_without_near_misses_are_pinned(name, setting):
+    make = {"weather": weather_entry, "empty": empty_history_entry}[name]
+    pairs = preference_examples([make()], setting, 7, 0.5)
+    assert [(p.chosen, p.rejected, p.source) for p in pairs] == PINNED[(name, setting)]
+    assert preference_examples([make()], setting, 7, 0.5, near_misses=0) == pairs
+
+
+@pytest.mark.parametrize("style", ["paper", "shortlist"])
+def test_near_miss_pairs_come_after_the_default_ones_on_shown_candidates(shipped_entries, style):
+    from petool.prompts import prompt_candidates
+
+    train, _ = shipped_entries
+    for setting in ("p", "r", "c"):
+        plain = preference_examples(train[:60], setting, 7, 0.5, style)
+        more = preference_examples(train[:60], setting, 7, 0.5, style, near_misses=1)
+        extra = [p for p in more if p.source == "bench:near_miss"]
+        assert [p for p in more if p.source != "bench:near_miss"] == plain and extra
+        by_query = {e.query: e for e in train[:60]}
+        for p in extra:
+            e = by_query[p.user]
+            rejected = json.loads(p.rejected)["tool_name"]
+            assert rejected in {t.name for t in prompt_candidates(e, setting, style)} and rejected not in e.cluster
+
+
+def test_near_miss_pairs_on_the_fixture_entry():
+    pairs = preference_examples([near_miss_entry()], "r", 7, 0.5, near_misses=1)
+    assert [(p.rejected, p.source) for p in pairs][-1] == (
+        '{"tool_name": "<Weather>.<SkyCast Pro>.<alerts>", "parameters": {"city": "Rome", "days": 5}}',
+        "bench:near_miss",
+    )
+    assert FLIGHT not in {json.loads(p.rejected)["tool_name"] for p in pairs}

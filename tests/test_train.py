@@ -212,6 +212,30 @@ def test_sft_rerun_resumes_from_latest_checkpoint(tiny_llama_dir, tmp_path):
     assert steps[-2:] == [3, 4]
 
 
+def test_a_checkpoint_cut_short_while_saving_is_passed_over(tiny_llama_dir, tmp_path):
+    config = tiny_config(tiny_llama_dir, tmp_path / "run", **{"sft.max_steps": 4, "sft.save_steps": 2, "sft.save_total_limit": None})
+    out = train.train_sft(config, sft_examples(), progress=False)
+    # As if the run was killed while writing checkpoint-4: the Trainer writes trainer_state.json last.
+    (out / "checkpoint-4" / "trainer_state.json").unlink()
+    (out / "checkpoint-6").mkdir()  # killed just after creating the folder
+    assert train.latest_complete_checkpoint(out) == str(out / "checkpoint-2")
+    (out / "checkpoint-2" / "trainer_state.json").write_text('{"global_step": 2, "log_hi')  # cut short
+    assert train.latest_complete_checkpoint(out) is None
+    (out / "checkpoint-2" / "trainer_state.json").write_text(json.dumps({"global_step": 2}))
+    assert train.latest_complete_checkpoint(out) == str(out / "checkpoint-2")
+    assert train.latest_complete_checkpoint(tmp_path / "missing") is None
+
+
+def test_a_rerun_resumes_past_a_checkpoint_cut_short(tiny_llama_dir, tmp_path):
+    config = tiny_config(tiny_llama_dir, tmp_path / "run", **{"sft.max_steps": 4, "sft.save_steps": 2, "sft.save_total_limit": None})
+    out = train.train_sft(config, sft_examples(), progress=False)
+    (out / "checkpoint-4" / "trainer_state.json").unlink()
+    (out / "metrics.json").unlink()
+    train.train_sft(config, sft_examples(), progress=False)
+    assert json.loads((out / "run_config.json").read_text())["resolved"]["resumed_from"].endswith("checkpoint-2")
+    assert json.loads((out / "metrics.json").read_text())["global_step"] == 4
+
+
 def test_resume_modes(tiny_llama_dir, tmp_path):
     config = tiny_config(tiny_llama_dir, tmp_path / "run", **{"sft.max_steps": 2, "sft.save_steps": 1})
     with pytest.raises(ValueError, match="no checkpoint-N folder"):
