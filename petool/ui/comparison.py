@@ -16,7 +16,7 @@ from petool.schema import Prediction, ToolCall, entry_from_dict, entry_to_dict
 from petool.ui.common import MAX_CANDIDATES, MAX_JSON_CHARS, MAX_TEXT_CHARS, MAX_TURNS, check_text
 from petool.ui.entry_edits import checked_call
 from petool.ui.render import md_text
-from petool.ui.services import BASE, DEV, TUNED, Services
+from petool.ui.services import BASELINE_CHOICES, DEV, Services
 
 TAGS = [
     "wrong function",
@@ -120,6 +120,13 @@ def iter_compare(
         swapped = random.Random(seed).random() < 0.5
         if swapped:
             choices.reverse()
+    if any(c not in BASELINE_CHOICES for c in choices):
+        if progress and not services.model.loaded:
+            progress((0, 2), desc="loading the model (first request of this process only)")
+        try:
+            services.model.predictor()  # loaded first, so the record states the style it reads
+        except RuntimeError:
+            pass  # each side reports the failure as its model error
     style = _style(services)
     weight = DEFAULT_RANK_PRIOR_WEIGHT if rank_prior is None else float(rank_prior)
     result = {
@@ -138,8 +145,6 @@ def iter_compare(
         "labelled": None,
     }
     predictions: list[Prediction] = []
-    if progress and not services.model.loaded and any(c in (BASE, TUNED) for c in choices):
-        progress((0, 2), desc="loading the model (first request of this process only)")
     for i, choice in enumerate(choices):
         if progress:
             progress((i, 2), desc=f"generating side {'AB'[i]}" + ("" if blind else f" ({choice})"))
