@@ -5,7 +5,9 @@ resume from their latest checkpoint-N, written every --save-steps steps):
   1. data: build a benchmark with the shipped catalog, or several merged (--catalog, repeated), in
      --style (shortlist by default), sample SFT examples and DPO pairs evenly over p, r, c, and
      keep held-out entries for mining mistakes. Options off by default: --hard-negatives N
-     (near-miss DPO negatives), --extra-sft-per-setting N (SFT examples from the added catalogs).
+     (near-miss DPO negatives), --extra-sft-per-setting N (SFT examples from the added catalogs),
+     --split-by category (only the train categories of generalisation.py's split, so its
+     validation and held-out parts stay unseen).
   2. sft: LoRA SFT with TRL (petool.train) on --base (the bundled model by default).
   3. mistakes: run the SFT model on held-out generated entries; each wrong call becomes a
      rejected answer next to the gold call (the SFT model's own mistakes as DPO negatives).
@@ -43,6 +45,7 @@ from petool.prompts import build_messages, prompt_candidates  # noqa: E402
 from petool.schema import SETTINGS, PreferenceExample  # noqa: E402
 from petool.train import train_dpo, train_sft  # noqa: E402
 from petool.trainconfig import load_config  # noqa: E402
+from petool.training_split import training_catalog  # noqa: E402
 
 
 def log(msg: str) -> None:
@@ -65,7 +68,15 @@ def stage_data(args, out: Path) -> None:
     config = BuildConfig(
         seed=args.seed, n_train=args.n_entries, n_test=args.n_heldout, style=args.style, p_narrowed_cluster=args.narrowed_clusters
     )
-    train, heldout = build_entries(merge_catalogs(catalogs), config)
+    if args.split_by == "category":
+        # keep generalisation.py's validation and held-out categories out of the training data
+        pool, split = training_catalog(catalogs, args.split_seed)
+        log(
+            f"category split (seed {args.split_seed}): {len(split.train_categories)} train categories; pool {pool.summary()['clusters']} clusters"
+        )
+    else:
+        pool, split = merge_catalogs(catalogs), None
+    train, heldout = build_entries(pool, config)
     catalog_of = {a.full_name: str(p) for p, cat in zip(paths, catalogs, strict=True) for a in cat.apis}
     added = {a.full_name for cat in catalogs[1:] for a in cat.apis}
     rng = random.Random(args.seed)
@@ -77,8 +88,8 @@ def stage_data(args, out: Path) -> None:
         chosen = rng.sample(shown, min(args.sft_per_setting, len(shown)))
         if args.extra_sft_per_setting:
             taken = {id(e) for e in chosen}
-            pool = [e for e in shown if e.ground_truth.tool_name in added and id(e) not in taken]
-            chosen += extra_rng.sample(pool, min(args.extra_sft_per_setting, len(pool)))
+            extra_pool = [e for e in shown if e.ground_truth.tool_name in added and id(e) not in taken]
+            chosen += extra_rng.sample(extra_pool, min(args.extra_sft_per_setting, len(extra_pool)))
         sft += [formats.entry_to_sft(e, s, args.style) for e in chosen]
         sft_golds += [e.ground_truth.tool_name for e in chosen]
         dpo_entries = rng.sample(shown, min(args.dpo_per_setting, len(shown)))
@@ -102,6 +113,17 @@ def stage_data(args, out: Path) -> None:
             {"path": str(p), "sha256": sha256_file(p) if p.is_file() else None, "summary": cat.summary()}
             for p, cat in zip(paths, catalogs, strict=True)
         ],
+        "split": None
+        if split is None
+        else {
+            "by": "category",
+            "seed": args.split_seed,
+            "train_categories": sorted(split.train_categories),
+            "held_categories": sorted(split.held_categories),
+            "added_clusters_placed": len(split.placed),
+            "added_clusters_kept": sum(c in split.train_categories for c in split.placed.values()),
+            "pool": pool.summary(),
+        },
         "sft_by_catalog": dict(Counter(catalog_of.get(name, "?") for name in sft_golds)),
         "dpo_sources": dict(Counter(p.source for p in pairs)),
     }
@@ -264,6 +286,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="a catalog to build the data from (.json, .json.gz or a ToolBench folder); repeat to merge several "
         "into one pool (catalog.merge_catalogs); default: the shipped assets/catalog.json",
     )
+    parser.add_argument(
+        "--split-by",
+        choices=("cluster", "category"),
+        default="cluster",
+        help="category: draw the data only from the train categories of benchmarks/generalisation.py's split of the first "
+        "catalog (--split-seed), and from the added catalogs' clusters nearest those categories, so its validation and "
+        "held-out parts stay unseen (petool.training_split); cluster (the shipped adapter's): the whole pool",
+    )
+    parser.add_argument("--split-seed", type=int, default=0, help="the category split's seed (generalisation.py's --seed); default 0")
     parser.add_argument("--n-entries", type=int, default=900, help="generated training entries to sample from")
     parser.add_argument("--n-heldout", type=int, default=60, help="held-out generated entries (disjoint clusters) for mining mistakes")
     parser.add_argument("--sft-per-setting", type=int, default=128)
