@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -269,9 +270,10 @@ GOLD_RANK_SHARE = {
 }
 
 
-def rank_log_prior(setting: str, n: int, tied: list[bool] | None = None) -> list[float]:
+def rank_log_prior(setting: str, n: int, tied: list[bool] | None = None, shares: Sequence[float] | None = None) -> list[float]:
     """Log prior of the ground truth being at each of the first ``n`` ranks (``GOLD_RANK_SHARE``,
-    renormalized over ``n``; flat where the setting has no history to rank by).
+    or ``shares`` where given, renormalized over ``n``; flat where the setting has no history to
+    rank by).
 
     ``tied[k]`` says the candidate at rank k has the same ranking key as the one before it
     (``rank_keys``): tied candidates share their ranks' prior equally, since only the entry's
@@ -284,7 +286,7 @@ def rank_log_prior(setting: str, n: int, tied: list[bool] | None = None) -> list
         >>> [round(x, 2) for x in rank_log_prior("r", 3, [False, True, False])]
         [-0.72, -0.72, -3.76]
     """
-    shares = GOLD_RANK_SHARE.get(setting)
+    shares = GOLD_RANK_SHARE.get(setting) if shares is None else shares
     if not shares or n <= 0:
         return [0.0] * max(n, 0)
     # ranks past the table's end get the last rank's share
