@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 from collections import Counter
@@ -152,14 +153,41 @@ def mean_log_prior(rows: list[tuple[int, list[bool]]], setting: str, shares) -> 
         >>> round(mean, 3), n
         (-0.693, 2)
     """
-    logs = [rank_log_prior(setting, len(tied), tied, shares)[rank] for rank, tied in rows if rank < len(tied)]
+    logs = gold_log_priors(rows, setting, shares)
     return (sum(logs) / len(logs) if logs else float("nan")), len(logs)
 
 
-def share_candidates(fitted: dict[float, dict[str, tuple[float, ...]]], settings: str) -> dict[str, dict[str, tuple[float, ...]]]:
-    """The tables to compare: the current ``GOLD_RANK_SHARE``, each build's fit (keyed by its copy
-    share) and, with more than one build, the fits' mean."""
+def gold_log_priors(rows: list[tuple[int, list[bool]]], setting: str, shares) -> list[float]:
+    """The log prior of each shortlisted ground truth's rank (``mean_log_prior``'s terms)."""
+    return [rank_log_prior(setting, len(tied), tied, shares)[rank] for rank, tied in rows if rank < len(tied)]
+
+
+def paired_difference(rows: list[tuple[int, list[bool]]], setting: str, shares, baseline) -> tuple[float, float]:
+    """(mean, standard error) of the per-entry difference in the ground truth's log prior between
+    ``shares`` and ``baseline``: the same entries score both, so the entries' spread cancels.
+
+    Example:
+        >>> rows = [(0, [False, False]), (1, [False, False])]
+        >>> [round(x, 3) for x in paired_difference(rows, "r", (0.75, 0.25), (0.5, 0.5))]
+        [-0.144, 0.549]
+    """
+    diffs = [a - b for a, b in zip(gold_log_priors(rows, setting, shares), gold_log_priors(rows, setting, baseline), strict=True)]
+    if len(diffs) < 2:
+        return float("nan"), float("nan")
+    mean = sum(diffs) / len(diffs)
+    spread = sum((d - mean) ** 2 for d in diffs) / (len(diffs) - 1)
+    return mean, math.sqrt(spread / len(diffs))
+
+
+def share_candidates(
+    fitted: dict[float, dict[str, tuple[float, ...]]], settings: str, given: dict[str, tuple[float, ...]] | None = None
+) -> dict[str, dict[str, tuple[float, ...]]]:
+    """The tables to compare: the current ``GOLD_RANK_SHARE``, a ``given`` one (e.g. an earlier
+    constant), each build's fit (keyed by its copy share) and, with more than one build, the fits'
+    mean."""
     out = {"now": {s: tuple(GOLD_RANK_SHARE[s]) for s in settings}}
+    if given:
+        out["given"] = {s: tuple(given[s]) for s in settings}
     for copied, shares in fitted.items():
         out[f"fit, copied {copied:g}"] = shares
     if len(fitted) > 1:
@@ -170,10 +198,11 @@ def share_candidates(fitted: dict[float, dict[str, tuple[float, ...]]], settings
     return out
 
 
-def category_rank_tables(n: int, seed: int, builds: list[float], settings: str) -> str:
+def category_rank_tables(n: int, seed: int, builds: list[float], settings: str, given: dict[str, tuple[float, ...]] | None = None) -> str:
     """Markdown tables: where the gold lands on each build's category-split parts, the shares fitted
-    on its seen part, and every candidate table's mean log prior on validation and held-out (each
-    build's, and their mean)."""
+    on its seen part, every candidate table's mean log prior on validation and held-out (each
+    build's, and their mean), and each one's difference from the current constant, the builds'
+    entries pooled, with its standard error."""
     ranks = {
         copied: {part: {s: gold_ranks(entries, s) for s in settings} for part, entries in generated_parts(n, seed, copied).items()}
         for copied in builds
@@ -190,7 +219,7 @@ def category_rank_tables(n: int, seed: int, builds: list[float], settings: str) 
             for s, rows in by_setting.items():
                 hist = rank_histogram([r for r, _ in rows])
                 lines.append(f"| {copied:g} | {part} | {s} | {len(rows)} | " + " | ".join(f"{x:.3f}" for x in hist) + " |")
-    candidates = share_candidates(fitted, settings)
+    candidates = share_candidates(fitted, settings, given)
     heldout = [(copied, part) for copied in builds for part in ("validation", "held-out")]
     lines += [
         "",
@@ -208,6 +237,23 @@ def category_rank_tables(n: int, seed: int, builds: list[float], settings: str) 
             if len(builds) > 1:
                 row += [f"{sum(cells[(c, part)] for c in builds) / len(builds):.4f}" for part in ("validation", "held-out")]
             lines.append(f"| {s} | {name}: {' / '.join(f'{x:.3f}' for x in table[s])} | " + " | ".join(row) + " |")
+    lines += [
+        "",
+        "Difference from now, the builds' entries pooled (mean ± standard error of the per-entry difference):",
+        "",
+        "| setting | shares | validation | held-out |",
+        "|---|---|---|---|",
+    ]
+    for s in settings:
+        for name, table in candidates.items():
+            if name == "now":
+                continue
+            cells = []
+            for part in ("validation", "held-out"):
+                rows = [row for copied in builds for row in ranks[copied][part][s]]
+                mean, se = paired_difference(rows, s, table[s], candidates["now"][s])
+                cells.append(f"{mean:+.4f} ± {se:.4f}")
+            lines.append(f"| {s} | {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -322,13 +368,20 @@ def main() -> None:
     parser.add_argument("--part-seed", type=int, default=0, help="--split-by category: the build's seed")
     parser.add_argument("--builds", default="0,0.9", help="--split-by category: the builds' shares of copied clusters")
     parser.add_argument(
+        "--shares",
+        type=json.loads,
+        default=None,
+        metavar="JSON",
+        help="--split-by category: another table to score beside the constant, e.g. '{\"p\": [0.7, 0.2, 0.05, 0.05], ...}'",
+    )
+    parser.add_argument(
         "--write-entries", metavar="PATH", help="write the unseen generated entries to PATH (for `petool eval --data`) and stop"
     )
     args = parser.parse_args()
     settings = args.settings.replace(",", "")
     log = Path(args.log)
     if args.ranks_only and args.split_by == "category":
-        print(category_rank_tables(args.part_n, args.part_seed, [float(c) for c in args.builds.split(",")], settings))
+        print(category_rank_tables(args.part_n, args.part_seed, [float(c) for c in args.builds.split(",")], settings, args.shares))
         print("\nGOLD_RANK_SHARE now:", json.dumps(GOLD_RANK_SHARE))
         return
     if args.ranks_only:

@@ -62,19 +62,37 @@ def test_gold_ranks_give_the_golds_place_in_the_ranking_and_the_shortlists_ties(
     assert tc.gold_ranks([entry, other], "p")[1][0] == 1 and tc.gold_ranks([entry, other], "r")[1][0] == len(entry.candidates) - 1
 
 
+def test_the_paired_difference_is_the_mean_gain_per_entry_with_its_standard_error():
+    rows = [(r, UNTIED) for r in RANKS]
+    fitted, flat = tc.fit_rank_shares(RANKS), (0.25,) * 4
+    mean, se = tc.paired_difference(rows, "r", fitted, flat)
+    assert mean == pytest.approx(tc.mean_log_prior(rows, "r", fitted)[0] - tc.mean_log_prior(rows, "r", flat)[0]) and mean > 0
+    gains = [math.log(fitted[r] / sum(fitted) / 0.25) for r in RANKS if r < 4]  # no ties: each rank's share, renormalized
+    spread = sum((g - mean) ** 2 for g in gains) / (len(gains) - 1)
+    assert se == pytest.approx(math.sqrt(spread / len(gains)))
+    assert tc.paired_difference(rows, "r", flat, flat) == (0.0, 0.0)
+
+
 def test_the_category_table_fits_each_builds_seen_part_and_scores_validation_and_held_out():
-    table = tc.category_rank_tables(12, seed=3, builds=[0.0, 0.9], settings="r")
-    lines = table.splitlines()
+    old = {"r": (0.901, 0.062, 0.023, 0.013)}
+    table = tc.category_rank_tables(12, seed=3, builds=[0.0, 0.9], settings="r", given=old)
+    scores, differences = table.split("Difference from now")
+    lines = scores.splitlines()
     assert sum(line.startswith("| 0 | ") or line.startswith("| 0.9 | ") for line in lines) == 6  # 2 builds x 3 parts
     scored = [line for line in lines if line.startswith("| r | ")]
     assert [line.split(":")[0] for line in scored] == [
         "| r | now",
+        "| r | given",
         "| r | fit, copied 0",
         "| r | fit, copied 0.9",
         "| r | fit, mean of builds",
     ]
+    assert "0.901 / 0.062 / 0.023 / 0.013" in scored[1]
     for line in scored:
         # validation and held-out of each build, then their means over the builds: log priors, below 0
         val0, held0, val9, held9, val_mean, held_mean = (float(c) for c in line.split("|")[3:-1])
         assert max(val0, held0, val9, held9) < 0
         assert val_mean == pytest.approx((val0 + val9) / 2, abs=1e-4) and held_mean == pytest.approx((held0 + held9) / 2, abs=1e-4)
+    # every table but the constant itself, against the constant
+    compared = [line.split("|")[2].strip() for line in differences.splitlines() if line.startswith("| r | ")]
+    assert compared == ["given", "fit, copied 0", "fit, copied 0.9", "fit, mean of builds"]
