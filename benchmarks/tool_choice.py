@@ -12,7 +12,14 @@ adapter never trained on (its training build is rebuilt to know them; see its mo
     .venv/bin/python benchmarks/tool_choice.py --log runs/tool_choice_gen.jsonl
     .venv/bin/python benchmarks/tool_choice.py --data ../shared/petoolbench/early_test_dev.json.gz --limit 100 --log runs/tool_choice_real.jsonl
     .venv/bin/python benchmarks/tool_choice.py --ranks-only   # where the gold lands in the ranking
+    .venv/bin/python benchmarks/tool_choice.py --ranks-only --split-by category   # GOLD_RANK_SHARE fitted and checked
     .venv/bin/python benchmarks/tool_choice.py --write-entries runs/unseen_generated.json   # for petool eval --data
+
+With ``--split-by category`` the rank table covers the category-split parts of
+benchmarks/generalisation.py (seen / validation / held-out) for the default and the copied build,
+fits the shares on each build's seen part, and prints each candidate table's mean log prior of the
+gold's rank (as decoding applies it: the shortlist's ties share their prior) on validation and
+held-out, so the constant is chosen on validation and confirmed on held-out.
 
 Every scored entry is appended to the log, so an interrupted run resumes; --table-only prints
 the table from the log. Candidates the ranking ties share their ranks' prior, as in decoding
@@ -25,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 from collections import Counter
@@ -33,12 +41,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.generalisation import generated_parts
 from petool.bench import BuildConfig, build_entries
 from petool.catalog import load_catalog
 from petool.catalog_variants import base_cluster
 from petool.formats import load_entries, write_combined
 from petool.models import fit_prompt, load_predictor
-from petool.prompts import prompt_candidates
+from petool.prompts import SHORTLIST_SIZE, prompt_candidates
 from petool.ranking import (
     GOLD_RANK_SHARE,
     rank_candidates,
@@ -86,13 +95,166 @@ def gold_rank_table(entries: list, settings: str) -> None:
     """Share of entries whose ground truth the ranking puts at ranks 1..4, or past them."""
     print("setting  n    rank1  rank2  rank3  rank4  later   (in GOLD_RANK_SHARE: ranks 1-4 renormalized)")
     for s in settings:
-        ranks = Counter()
-        rows = [e for e in entries if s in e.settings]
-        for e in rows:
-            names = [t.name for t, _, _ in rank_candidates(e, s)]
-            ranks[min(names.index(e.ground_truth.tool_name), 4) if e.ground_truth.tool_name in names else 4] += 1
-        shares = [ranks[k] / len(rows) for k in range(5)]
-        print(f"{s:<8} {len(rows):<4} " + "  ".join(f"{x:.3f}" for x in shares))
+        ranks = [rank for rank, _ in gold_ranks(entries, s)]
+        print(f"{s:<8} {len(ranks):<4} " + "  ".join(f"{x:.3f}" for x in rank_histogram(ranks)))
+
+
+def gold_ranks(entries: list, setting: str) -> list[tuple[int, list[bool]]]:
+    """Per entry holding ``setting``: the ground truth's place in the ranking (0 = first; past
+    the end where it is not a candidate) and which of the shortlist's candidates tie the one
+    before them (``tied_ranks``; its length is the shortlist's)."""
+    out = []
+    for e in entries:
+        if setting not in e.settings:
+            continue
+        history = e.history(setting)
+        names = [t.name for t, _, _ in rank_candidates(e, setting)]
+        gold = e.ground_truth.tool_name
+        rank = names.index(gold) if gold in names else len(names)
+        shortlist = names[:SHORTLIST_SIZE]
+        out.append((rank, tied_ranks(rank_keys(e.query, history, e.candidates, setting), shortlist)))
+    return out
+
+
+def rank_histogram(ranks: list[int], size: int = SHORTLIST_SIZE) -> list[float]:
+    """Shares of ``ranks`` (0-based) at each of the first ``size`` ranks, then past them.
+
+    Example:
+        >>> rank_histogram([0, 0, 1, 5], size=2)
+        [0.5, 0.25, 0.25]
+    """
+    counts = Counter(min(r, size) for r in ranks)
+    return [counts[k] / len(ranks) if ranks else 0.0 for k in range(size + 1)]
+
+
+def fit_rank_shares(ranks: list[int], size: int = SHORTLIST_SIZE, digits: int = 3) -> tuple[float, ...]:
+    """``GOLD_RANK_SHARE``'s row from ``ranks`` (0-based): the share at each of the first ``size``
+    ranks among those within them, with half an entry added to each rank (no rank gets a zero
+    prior, whose log would rule the gold out there), rounded to ``digits``.
+
+    Example:
+        >>> fit_rank_shares([0, 0, 0, 1, 1, 9], size=3)
+        (0.538, 0.385, 0.077)
+    """
+    counts = Counter(r for r in ranks if r < size)
+    total = sum(counts.values()) + 0.5 * size
+    return tuple(round((counts[k] + 0.5) / total, digits) for k in range(size))
+
+
+def mean_log_prior(rows: list[tuple[int, list[bool]]], setting: str, shares) -> tuple[float, int]:
+    """(mean log prior of the ground truth's rank, entries counted) over ``rows`` as ``gold_ranks``
+    gives them, the prior being ``rank_log_prior`` with ``shares`` over each entry's shortlist and
+    its ties, as decoding applies it; entries whose ground truth is not shortlisted are left out
+    (no prior over the shortlist can choose them).
+
+    Example:
+        >>> rows = [(0, [False, False]), (1, [False, False]), (2, [False, False])]
+        >>> mean, n = mean_log_prior(rows, "r", (0.5, 0.5))
+        >>> round(mean, 3), n
+        (-0.693, 2)
+    """
+    logs = gold_log_priors(rows, setting, shares)
+    return (sum(logs) / len(logs) if logs else float("nan")), len(logs)
+
+
+def gold_log_priors(rows: list[tuple[int, list[bool]]], setting: str, shares) -> list[float]:
+    """The log prior of each shortlisted ground truth's rank (``mean_log_prior``'s terms)."""
+    return [rank_log_prior(setting, len(tied), tied, shares)[rank] for rank, tied in rows if rank < len(tied)]
+
+
+def paired_difference(rows: list[tuple[int, list[bool]]], setting: str, shares, baseline) -> tuple[float, float]:
+    """(mean, standard error) of the per-entry difference in the ground truth's log prior between
+    ``shares`` and ``baseline``: the same entries score both, so the entries' spread cancels.
+
+    Example:
+        >>> rows = [(0, [False, False]), (1, [False, False])]
+        >>> [round(x, 3) for x in paired_difference(rows, "r", (0.75, 0.25), (0.5, 0.5))]
+        [-0.144, 0.549]
+    """
+    diffs = [a - b for a, b in zip(gold_log_priors(rows, setting, shares), gold_log_priors(rows, setting, baseline), strict=True)]
+    if len(diffs) < 2:
+        return float("nan"), float("nan")
+    mean = sum(diffs) / len(diffs)
+    spread = sum((d - mean) ** 2 for d in diffs) / (len(diffs) - 1)
+    return mean, math.sqrt(spread / len(diffs))
+
+
+def share_candidates(
+    fitted: dict[float, dict[str, tuple[float, ...]]], settings: str, given: dict[str, tuple[float, ...]] | None = None
+) -> dict[str, dict[str, tuple[float, ...]]]:
+    """The tables to compare: the current ``GOLD_RANK_SHARE``, a ``given`` one (e.g. an earlier
+    constant), each build's fit (keyed by its copy share) and, with more than one build, the fits'
+    mean."""
+    out = {"now": {s: tuple(GOLD_RANK_SHARE[s]) for s in settings}}
+    if given:
+        out["given"] = {s: tuple(given[s]) for s in settings}
+    for copied, shares in fitted.items():
+        out[f"fit, copied {copied:g}"] = shares
+    if len(fitted) > 1:
+        out["fit, mean of builds"] = {
+            s: tuple(round(sum(f[s][k] for f in fitted.values()) / len(fitted), 3) for k in range(len(next(iter(fitted.values()))[s])))
+            for s in settings
+        }
+    return out
+
+
+def category_rank_tables(n: int, seed: int, builds: list[float], settings: str, given: dict[str, tuple[float, ...]] | None = None) -> str:
+    """Markdown tables: where the gold lands on each build's category-split parts, the shares fitted
+    on its seen part, every candidate table's mean log prior on validation and held-out (each
+    build's, and their mean), and each one's difference from the current constant, the builds'
+    entries pooled, with its standard error."""
+    ranks = {
+        copied: {part: {s: gold_ranks(entries, s) for s in settings} for part, entries in generated_parts(n, seed, copied).items()}
+        for copied in builds
+    }
+    fitted = {copied: {s: fit_rank_shares([r for r, _ in ranks[copied]["seen"][s]]) for s in settings} for copied in builds}
+    lines = [
+        f"Where the ground truth lands (seed {seed}, {n} generated entries per part, split by category), share of entries:",
+        "",
+        "| copied | part | setting | n | rank 1 | rank 2 | rank 3 | rank 4 | later |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for copied, parts in ranks.items():
+        for part, by_setting in parts.items():
+            for s, rows in by_setting.items():
+                hist = rank_histogram([r for r, _ in rows])
+                lines.append(f"| {copied:g} | {part} | {s} | {len(rows)} | " + " | ".join(f"{x:.3f}" for x in hist) + " |")
+    candidates = share_candidates(fitted, settings, given)
+    heldout = [(copied, part) for copied in builds for part in ("validation", "held-out")]
+    lines += [
+        "",
+        "Mean log prior of the ground truth's rank (entries whose ground truth is shortlisted; higher is better):",
+        "",
+        "| setting | shares (ranks 1-4) | "
+        + " | ".join(f"{part} ({copied:g})" for copied, part in heldout)
+        + (" | validation (mean) | held-out (mean) |" if len(builds) > 1 else " |"),
+        "|---|---|" + "---|" * (len(heldout) + (2 if len(builds) > 1 else 0)),
+    ]
+    for s in settings:
+        for name, table in candidates.items():
+            cells = {key: mean_log_prior(ranks[key[0]][key[1]][s], s, table[s])[0] for key in heldout}
+            row = [f"{cells[key]:.4f}" for key in heldout]
+            if len(builds) > 1:
+                row += [f"{sum(cells[(c, part)] for c in builds) / len(builds):.4f}" for part in ("validation", "held-out")]
+            lines.append(f"| {s} | {name}: {' / '.join(f'{x:.3f}' for x in table[s])} | " + " | ".join(row) + " |")
+    lines += [
+        "",
+        "Difference from now, the builds' entries pooled (mean ± standard error of the per-entry difference):",
+        "",
+        "| setting | shares | validation | held-out |",
+        "|---|---|---|---|",
+    ]
+    for s in settings:
+        for name, table in candidates.items():
+            if name == "now":
+                continue
+            cells = []
+            for part in ("validation", "held-out"):
+                rows = [row for copied in builds for row in ranks[copied][part][s]]
+                mean, se = paired_difference(rows, s, table[s], candidates["now"][s])
+                cells.append(f"{mean:+.4f} ± {se:.4f}")
+            lines.append(f"| {s} | {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 def score_entries(entries: list, settings: str, adapter: str | None, log: Path) -> None:
@@ -196,11 +358,32 @@ def main() -> None:
         "--ranks-only", action="store_true", help="print where the gold lands in the ranking (generated entries, all clusters)"
     )
     parser.add_argument(
+        "--split-by",
+        choices=("cluster", "category"),
+        default="cluster",
+        help="--ranks-only: generated test entries of seed 101 (cluster), or benchmarks/generalisation.py's category-split parts, "
+        "with GOLD_RANK_SHARE fitted on the seen part and scored on validation and held-out (category)",
+    )
+    parser.add_argument("--part-n", type=int, default=1200, help="--split-by category: generated entries per part")
+    parser.add_argument("--part-seed", type=int, default=0, help="--split-by category: the build's seed")
+    parser.add_argument("--builds", default="0,0.9", help="--split-by category: the builds' shares of copied clusters")
+    parser.add_argument(
+        "--shares",
+        type=json.loads,
+        default=None,
+        metavar="JSON",
+        help="--split-by category: another table to score beside the constant, e.g. '{\"p\": [0.7, 0.2, 0.05, 0.05], ...}'",
+    )
+    parser.add_argument(
         "--write-entries", metavar="PATH", help="write the unseen generated entries to PATH (for `petool eval --data`) and stop"
     )
     args = parser.parse_args()
     settings = args.settings.replace(",", "")
     log = Path(args.log)
+    if args.ranks_only and args.split_by == "category":
+        print(category_rank_tables(args.part_n, args.part_seed, [float(c) for c in args.builds.split(",")], settings, args.shares))
+        print("\nGOLD_RANK_SHARE now:", json.dumps(GOLD_RANK_SHARE))
+        return
     if args.ranks_only:
         _, entries = build_entries(load_catalog(), BuildConfig(seed=101, n_train=0, n_test=600))
         gold_rank_table(entries, settings)
