@@ -582,7 +582,7 @@ def word_away(text: str, avoid: set[str], keep: list[str], rng: random.Random) -
         lower = word.lower()
         if lower not in avoid:
             continue
-        choices = [c for c in _alternatives(lower) if not set(words(c)) & avoid]
+        choices = [c for c in alternatives(lower) if not set(words(c)) & avoid]
         if not choices:
             continue
         new = rng.choice(choices)
@@ -605,7 +605,7 @@ def reword_for(api: API, text: str, params: dict, rng: random.Random, mask: str 
     return word_away(text, doc_words(api), [*stated_values(params), mask], rng)
 
 
-def _alternatives(word: str) -> tuple[str, ...]:
+def alternatives(word: str) -> tuple[str, ...]:
     """The table's alternatives for ``word``, or for its singular (then inflected to match)."""
     if word in SYNONYMS:
         return SYNONYMS[word]
