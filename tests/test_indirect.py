@@ -189,3 +189,12 @@ def test_petool_build_takes_the_share(tmp_path, capsys):
     assert "p_indirect" in capsys.readouterr().err
     assert main(base + ["--out", str(tmp_path / "b"), "--indirect", "0.5"]) == 0
     assert json.loads((tmp_path / "b" / "build_config.json").read_text())["config"]["p_indirect"] == 0.5
+
+
+def test_generalisation_parts_take_the_share():
+    from benchmarks import generalisation as gen
+
+    plain, worded = gen.generated_parts(10, seed=4), gen.generated_parts(10, seed=4, indirect=1.0)
+    pairs = [(a, b) for part in plain for a, b in zip(plain[part], worded[part], strict=True)]
+    assert all(a.ground_truth == b.ground_truth and a.candidates == b.candidates for a, b in pairs)
+    assert sum(a.query != b.query for a, b in pairs) > len(pairs) / 2
