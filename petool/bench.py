@@ -18,7 +18,9 @@ the shape of the real data (docs/petoolbench.md §2), with users from ``petool.u
 - **c** (chronological): r's turns without ratings, non-preferred ones first.
 - **Query**: an instruction for the ground-truth API with tool names masked as "...", either the
   API's example scenario or a template filled with fresh values (the call's parameters are the
-  values the instruction states, so required ones are always present).
+  values the instruction states, so required ones are always present). A share
+  ``p_indirect`` of the queries (default none) is worded away from the gold API's name and
+  description (``petool.indirect``), as a user who never read its docs asks.
 - **Candidates**: the whole cluster plus distractors (same category, semantically close, random),
   shuffled so the ground truth's position is uniform.
 
