@@ -16,7 +16,11 @@ The fit ignores the history, so one pass per entry measures it. Scorers:
   ``lexical+learned@W`` adds it to the lexical fit at weight W.
 
 Parts: generated validation (chooses) and held-out (confirms), split by category
-(docs/measuring.md); ``--data`` adds a real file, to read only once the choice is made.
+(docs/measuring.md), and "seen" (the train part's first ``--n`` entries) on request;
+``--data`` adds a real file, to read only once the choice is made.
+``--indirect SHARE`` words that share of the generated queries away from the gold's name and
+description (``BuildConfig.p_indirect``, ``petool.indirect``): the build's other draws stay
+the same, so the parts at two shares differ only in those queries.
 ``--stripped`` also measures every part with the instructions' words that occur in the ground
 truth's own name, description or parameter names removed: generated instructions are written
 from the APIs' descriptions, so word overlap is flattered on them; a scorer that matches
@@ -24,6 +28,7 @@ meaning should lose less there.
 
     OMP_NUM_THREADS=1 .venv/bin/python benchmarks/fit_scorers.py --seed 101 --n 300
     OMP_NUM_THREADS=1 .venv/bin/python benchmarks/fit_scorers.py --seed 101 --n 300 --pmi --cache runs/pmi_cache.json
+    .venv/bin/python benchmarks/fit_scorers.py --seed 101 --n 300 --n-train 300 --scorers lexical --parts seen,validation,held-out --indirect 0.5
 """
 
 from __future__ import annotations
@@ -336,6 +341,7 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=300, help="generated validation and held-out entries")
     parser.add_argument("--n-train", type=int, default=1000, help="generated train entries (the learned scorer's)")
     parser.add_argument("--copied", type=float, default=0.0)
+    parser.add_argument("--indirect", type=float, default=0.0, help="share of queries worded away from the gold's docs")
     parser.add_argument("--pmi", action="store_true", help="also the base model's PMI (slow: CPU, one thread)")
     parser.add_argument("--pmi-train", type=int, default=0, help="train entries given the PMI feature (with --pmi; 0: no learned+pmi)")
     parser.add_argument("--k", type=int, default=6, help="the PMI re-scores the lexical fit's first K")
@@ -345,17 +351,23 @@ def main() -> None:
     parser.add_argument("--data", help="a real entries file, read only once the choice is made")
     parser.add_argument("--ranking", default="", help="also the ranking's gold-first in these settings (e.g. prc) with the combined fit")
     parser.add_argument("--limit", type=int, default=None, help="measure only the first N entries of each part")
-    parser.add_argument("--parts", default="validation,held-out", help="which parts to print")
+    parser.add_argument("--parts", default="validation,held-out", help="which parts to print (seen, validation, held-out)")
     parser.add_argument("--scorers", default="", help="only these scorers (comma-separated names; default all)")
     args = parser.parse_args()
 
     built = build_parts(
         load_catalog(),
         BuildConfig(
-            seed=args.seed, split_by="category", n_train=args.n_train, n_validation=args.n, n_test=args.n, p_copied_cluster=args.copied
+            seed=args.seed,
+            split_by="category",
+            n_train=args.n_train,
+            n_validation=args.n,
+            n_test=args.n,
+            p_copied_cluster=args.copied,
+            p_indirect=args.indirect,
         ),
     )
-    parts = {"validation": built["validation"], "held-out": built["test"]}
+    parts = {"seen": built["train"][: args.n], "validation": built["validation"], "held-out": built["test"]}
     parts = {k: v for k, v in parts.items() if k in args.parts.split(",")}
     if args.data:
         parts["real"] = load_entries(args.data).entries
@@ -377,7 +389,13 @@ def main() -> None:
 
     t0 = time.perf_counter()
     train = built["train"]
-    learned = {"learned": train_listwise([features(e, False) for e in train], [target(e) for e in train])}
+    wanted = args.scorers.split(",") if args.scorers else []
+    # the learned scorers are trained only where one of them is asked for (or all are)
+    learned = (
+        {"learned": train_listwise([features(e, False) for e in train], [target(e) for e in train])}
+        if not wanted or any("learned" in name for name in wanted)
+        else {}
+    )
     if pmi and args.pmi_train:
         sub = train[: args.pmi_train]
         learned["learned+pmi"] = train_listwise([features(e, True) for e in sub], [target(e) for e in sub])
@@ -389,7 +407,12 @@ def main() -> None:
     weights = [float(w) for w in args.weights.split(",")]
     if args.ranking:
         sys.path.insert(0, str(ROOT / "benchmarks"))
-        ranking_table({k: v for k, v in parts.items() if "stripped" not in k}, learned["learned"], [0.0, *weights], args.ranking)
+        ranking_table(
+            {k: v for k, v in parts.items() if "stripped" not in k},
+            learned.get("learned"),
+            [0.0, *weights] if learned else [0.0],
+            args.ranking,
+        )
     rows: dict[str, dict[str, list]] = {}
     for part, entries in parts.items():
         t_part = time.perf_counter()
@@ -401,11 +424,12 @@ def main() -> None:
             lex = LEXICAL_FIT(e.query, e.candidates)
             x = lexical_features(e.query, e.candidates)
             scorers = {"lexical": lex}
-            s = x @ learned["learned"]
-            scorers["learned"] = dict(zip((t.name for t in e.candidates), s, strict=True))
-            rel = relative(s)
-            for w in weights:
-                scorers[f"lexical+learned@{w:g}"] = {t.name: lex[t.name] + w * v for t, v in zip(e.candidates, rel, strict=True)}
+            if "learned" in learned:
+                s = x @ learned["learned"]
+                scorers["learned"] = dict(zip((t.name for t in e.candidates), s, strict=True))
+                rel = relative(s)
+                for w in weights:
+                    scorers[f"lexical+learned@{w:g}"] = {t.name: lex[t.name] + w * v for t, v in zip(e.candidates, rel, strict=True)}
             if pmi:
                 col, scored = pmi_feature(e.query, e.candidates, pmi, args.k)
                 # PMI alone orders the re-scored first K; the rest keep their lexical order below
@@ -427,7 +451,7 @@ def main() -> None:
             args.cache.write_text(json.dumps(pmi.cache))
 
     print(
-        f"\nseed {args.seed}, {args.n} generated entries per part (split by category, copied {args.copied:g}), "
+        f"\nseed {args.seed}, {args.n} generated entries per part (split by category, copied {args.copied:g}, indirect {args.indirect:g}), "
         f"train {len(train)}; fit's best candidate in the gold's cluster % [95% CI] / gold first % / gold in first {SHORTLIST} % / gold's mean rank\n"
     )
     head = list(parts)

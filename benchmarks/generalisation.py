@@ -6,10 +6,13 @@ The generated parts come from one build split by category (`BuildConfig(split_by
 build's train part has seen), "validation" and "held-out" in categories of their own, no two
 parts sharing a category or a cluster. Each part is run through petool's own `evaluate` (as
 `petool eval` runs it) and scored by petool's scorer. The dev file is read for the report only;
-without it its row says so.
+without it its row says so. ``--indirect SHARE`` words that share of the generated queries away
+from the gold API's name and description (``BuildConfig.p_indirect``), as a user who never read
+the docs asks.
 
     .venv/bin/python benchmarks/generalisation.py --model baseline:evidence
     .venv/bin/python benchmarks/generalisation.py --model baseline:evidence --copied 0.9
+    .venv/bin/python benchmarks/generalisation.py --model baseline:evidence --indirect 0.4
     .venv/bin/python benchmarks/generalisation.py --model default --adapter default --limit 30 --out runs/gen_default
 """
 
@@ -36,10 +39,17 @@ PARTS = {"seen": "train", "validation": "validation", "held-out": "test"}
 DEV = "dev"
 
 
-def generated_parts(n: int, seed: int = 0, copied: float = 0.0, narrowed: float = 0.0) -> dict[str, list[Entry]]:
+def generated_parts(n: int, seed: int = 0, copied: float = 0.0, narrowed: float = 0.0, indirect: float = 0.0) -> dict[str, list[Entry]]:
     """``n`` generated entries per part ("seen", "validation", "held-out"), split by category."""
     config = BuildConfig(
-        seed=seed, split_by="category", n_train=n, n_validation=n, n_test=n, p_copied_cluster=copied, p_narrowed_cluster=narrowed
+        seed=seed,
+        split_by="category",
+        n_train=n,
+        n_validation=n,
+        n_test=n,
+        p_copied_cluster=copied,
+        p_narrowed_cluster=narrowed,
+        p_indirect=indirect,
     )
     parts = build_parts(load_catalog(), config)
     return {row: parts[part] for row, part in PARTS.items()}
@@ -88,12 +98,13 @@ def run(
     dev: str | Path | None = DEV_DATA,
     out: str | Path | None = None,
     adapter: str | None = None,
+    indirect: float = 0.0,
     **model_kwargs,
 ) -> tuple[dict, dict[str, str]]:
     """Build the parts, run ``model`` on each (and the dev file when present), return
     (results as ``measure`` gives them, notes on parts left out)."""
     settings = list(settings or SETTINGS)
-    parts = generated_parts(n, seed, copied, narrowed)
+    parts = generated_parts(n, seed, copied, narrowed, indirect)
     notes = {}
     if dev and Path(dev).exists():
         parts[DEV] = load_entries(dev).entries
@@ -119,6 +130,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0, help="the build's seed (its category split included)")
     parser.add_argument("--copied", type=float, default=0.0, help="share of clusters built as one API copied under several tools")
     parser.add_argument("--narrowed", type=float, default=0.0, help="share of clusters given a narrowed twin (GetNews / GetNewsByTopic)")
+    parser.add_argument(
+        "--indirect", type=float, default=0.0, help="share of generated queries worded away from the gold API's name and description"
+    )
     parser.add_argument("--settings", default="p,r,c")
     parser.add_argument("--dev", default=str(DEV_DATA), help="the real dev file (skipped with a note when absent)")
     parser.add_argument("--out", default=None, help="keep the run folders here (default: a temporary folder)")
@@ -126,11 +140,22 @@ def main() -> None:
     settings = [s for s in args.settings.replace(",", "") if s in SETTINGS]
     extra = {"rank_prior_weight": args.rank_prior} if args.rank_prior is not None else {}
     results, notes = run(
-        args.model, args.n, args.limit, args.seed, args.copied, args.narrowed, settings, args.dev, args.out, adapter=args.adapter, **extra
+        args.model,
+        args.n,
+        args.limit,
+        args.seed,
+        args.copied,
+        args.narrowed,
+        settings,
+        args.dev,
+        args.out,
+        adapter=args.adapter,
+        indirect=args.indirect,
+        **extra,
     )
     print(
         f"{args.model}{' + ' + args.adapter if args.adapter else ''}: seed {args.seed}, {args.n} generated entries per part"
-        f"{f' (first {args.limit} run)' if args.limit else ''}, copied {args.copied:g}, narrowed {args.narrowed:g}\n"
+        f"{f' (first {args.limit} run)' if args.limit else ''}, copied {args.copied:g}, narrowed {args.narrowed:g}, indirect {args.indirect:g}\n"
     )
     print(tables(results, settings, notes))
 

@@ -4,13 +4,15 @@ tool) and in the prompt's shortlist, by setting, as one of the ranking's feature
 
 Measured on generated entries split by category (docs/measuring.md): the validation part
 chooses, the held-out part confirms. `--copied` sets the share of functional clusters built as
-one API copied under several tools. `--data` adds the same table for a real file, to read only
-once the choice is made.
+one API copied under several tools; `--indirect` the share of queries worded away from the gold
+API's name and description (`BuildConfig.p_indirect`). `--data` adds the same table for a real
+file, to read only once the choice is made.
 
     .venv/bin/python benchmarks/ranking.py --vary rejected --weights 0,1,1.75 --settings rc
     .venv/bin/python benchmarks/ranking.py --vary rejected --weights 0,1,1.75 --settings rc --copied 0.9
     .venv/bin/python benchmarks/ranking.py --vary cohesion --weights 0,0.5 --settings p
     .venv/bin/python benchmarks/ranking.py --vary opening --weights 1,3,5,20 --settings c
+    .venv/bin/python benchmarks/ranking.py --vary rejected --weights 1 --settings prc --indirect 0.4
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ def main() -> None:
     parser.add_argument("--seeds", default="101,202,303")
     parser.add_argument("--n", type=int, default=600, help="generated entries per part and seed")
     parser.add_argument("--copied", type=float, default=0.0, help="share of clusters built as copies of one API")
+    parser.add_argument("--indirect", type=float, default=0.0, help="share of queries worded away from the gold API's docs")
     parser.add_argument("--weights", default="0.5,1,1.5,1.75,2,3")
     parser.add_argument("--settings", default="rc")
     parser.add_argument("--data", help="a real entries file to read the same table on, once the choice is made")
@@ -69,7 +72,15 @@ def main() -> None:
     for seed in map(int, args.seeds.split(",")):
         built = build_parts(
             catalog,
-            BuildConfig(seed=seed, split_by="category", n_train=0, n_validation=args.n, n_test=args.n, p_copied_cluster=args.copied),
+            BuildConfig(
+                seed=seed,
+                split_by="category",
+                n_train=0,
+                n_validation=args.n,
+                n_test=args.n,
+                p_copied_cluster=args.copied,
+                p_indirect=args.indirect,
+            ),
         )
         parts["validation"] += built["validation"]
         parts["held-out"] += built["test"]
@@ -79,7 +90,7 @@ def main() -> None:
     head = [f"{part} {s}" for part in parts for s in settings]
     name = WEIGHTS[args.vary]
     print(
-        f"{args.n} generated entries per part and seed (seeds {args.seeds}, split by category, copied clusters {args.copied:g})"
+        f"{args.n} generated entries per part and seed (seeds {args.seeds}, split by category, copied clusters {args.copied:g}, indirect {args.indirect:g})"
         + (f", {len(parts['real'])} real" if args.data else "")
         + f"; % ground truth first / in the first {SHORTLIST_SIZE}, by {name}"
     )

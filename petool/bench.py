@@ -18,7 +18,9 @@ the shape of the real data (docs/petoolbench.md §2), with users from ``petool.u
 - **c** (chronological): r's turns without ratings, non-preferred ones first.
 - **Query**: an instruction for the ground-truth API with tool names masked as "...", either the
   API's example scenario or a template filled with fresh values (the call's parameters are the
-  values the instruction states, so required ones are always present).
+  values the instruction states, so required ones are always present). A share
+  ``p_indirect`` of the queries (default none) is worded away from the gold API's name and
+  description (``petool.indirect``), as a user who never read its docs asks.
 - **Candidates**: the whole cluster plus distractors (same category, semantically close, random),
   shuffled so the ground truth's position is uniform.
 
@@ -36,6 +38,7 @@ from pathlib import Path
 from petool import formats
 from petool.catalog import API, Catalog, load_catalogs
 from petool.catalog_variants import base_cluster, with_copied_apis, with_narrowed_apis
+from petool.indirect import reword_for
 from petool.pairs import map_parameters, preference_examples
 from petool.phrasing import MASK, Paraphraser, fill_template, phrase
 from petool.schema import SETTINGS, Entry, ToolCall, Turn, extends_name, provider_of
@@ -77,6 +80,7 @@ class BuildConfig:
     p_narrowed_cluster: float = (
         0.0  # share of clusters given a twin narrowed by one parameter, "GetNews" / "GetNewsByTopic" (catalog_variants.with_narrowed_apis)
     )
+    p_indirect: float = 0.0  # share of queries worded away from the gold API's name and description (petool.indirect)
     tool_comb: tuple = (2, 37)  # size range of a user's preferred tool set per entry
     n_users: int = 400
     hard_negative_share: float = 0.5  # DPO: share of entries that also get a wrong-parameter pair
@@ -135,6 +139,7 @@ class BuildConfig:
             "p_optional_stated",
             "p_copied_cluster",
             "p_narrowed_cluster",
+            "p_indirect",
             "hard_negative_share",
             "paraphrase_share",
         ):
@@ -147,6 +152,8 @@ class BuildConfig:
     def to_json(self) -> dict:
         d = asdict(self)
         d["paraphrase_key"] = "***" if self.paraphrase_key else ""
+        if not self.p_indirect:  # left out at 0, so a build without rewording writes what it wrote before the option
+            del d["p_indirect"]
         return d
 
 
@@ -259,6 +266,13 @@ class _Builder:
             p_minimal=cfg.p_minimal_template,
             p_optional=cfg.p_optional_stated,
         )
+        # Worded away from the gold's docs with a generator of the entry's own, so the build's
+        # other draws (and so every other part of the entry) are the same at any share.
+        indirect = random.Random(f"{cfg.seed}|indirect|{entry_id}") if cfg.p_indirect else None
+        if indirect and indirect.random() >= cfg.p_indirect:
+            indirect = None
+        if indirect:
+            query = reword_for(gt_api, query, params, indirect, MASK)
         if self.paraphraser and rng.random() < cfg.paraphrase_share:
             query = self.paraphraser(query, params)
 
@@ -272,7 +286,11 @@ class _Builder:
         for i in range(k):
             alt = alt_order[i % len(alt_order)]
             if i == query_turn_at:
-                neg.append(self._query_on(alt, gt_api, query, params, t_index, rng))
+                turn = self._query_on(alt, gt_api, query, params, t_index, rng)
+                if indirect:  # the query asked of the alternative is worded away from its docs too
+                    text = reword_for(alt, turn.instruction, turn.call.parameters, indirect, alt.tool.strip())
+                    turn = Turn(text, turn.call, turn.rating)
+                neg.append(turn)
             else:
                 api = rng.choice(cat.tool_by_key[alt.provider].apis)
                 neg.append(_turn(api, cat, rng, cfg.p_turn_is_example, 0, cfg.p_optional_stated))

@@ -73,6 +73,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SHARE",
         help="share of functional clusters given a twin narrowed by one parameter, GetNews / GetNewsByTopic (0-1)",
     )
+    p.add_argument(
+        "--indirect",
+        type=float,
+        default=0.0,
+        metavar="SHARE",
+        help="share of queries worded away from the gold API's name and description, as a user who never read its docs asks (0-1)",
+    )
     p.add_argument("--no-trl-sft", action="store_true", help="skip the TRL SFT JSONL files (the largest output)")
     p.add_argument("--paraphrase-url", default=None, help="OpenAI-compatible base URL for the optional paraphrase step")
     p.add_argument("--paraphrase-key", default=None, help="its API key (or env PETOOL_PARAPHRASE_KEY)")
@@ -219,6 +226,7 @@ def cmd_build(args) -> int:
         style=args.style,
         p_copied_cluster=args.copied_clusters,
         p_narrowed_cluster=args.narrowed_clusters,
+        p_indirect=args.indirect,
         write_trl_sft=not args.no_trl_sft,
         paraphrase_url=args.paraphrase_url,
         paraphrase_key=args.paraphrase_key or os.environ.get("PETOOL_PARAPHRASE_KEY", ""),
