@@ -62,7 +62,7 @@ DEFAULT_RANK_PRIOR_WEIGHT = 2.5
 
 The rank prior is the model's competitor, not its input: the prompt already shows the ranking.
 
-Chosen on generated entries from clusters the shipped adapter never trained on
+Chosen on generated entries from clusters the adapter shipped then (`22344a4`) never trained on
 (``benchmarks/tool_choice.py``; the figures are in docs/experiments.md, "The tool choice"). At
 this weight the model overrides the ranking only when it is far more sure of another name: the
 ranking chooses the tool, the model its parameters."""

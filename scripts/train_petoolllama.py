@@ -292,7 +292,7 @@ def build_parser() -> argparse.ArgumentParser:
         default="cluster",
         help="category: draw the data only from the train categories of benchmarks/generalisation.py's split of the first "
         "catalog (--split-seed), and from the added catalogs' clusters nearest those categories, so its validation and "
-        "held-out parts stay unseen (petool.training_split); cluster (the shipped adapter's): the whole pool",
+        "held-out parts stay unseen (petool.training_split); cluster (the adapter before 2026-12-08): the whole pool",
     )
     parser.add_argument("--split-seed", type=int, default=0, help="the category split's seed (generalisation.py's --seed); default 0")
     parser.add_argument("--n-entries", type=int, default=900, help="generated training entries to sample from")
